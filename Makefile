@@ -1,0 +1,64 @@
+# fserr: tell userspace when a filesystem hits an error. See README.md.
+#
+#   make demo    build what is missing, boot the guest, damage its SD card
+#                and show userspace being told
+#   make check   the whole test suite; ends with "N passed, N failed, N skipped"
+#
+# Every target installs what it needs first (make deps, as root).
+
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+
+include qemu/guest.mk
+
+BUILD     := build
+HOST_BIN  := $(BUILD)/host
+HOST_CC   := gcc
+HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror
+
+.PHONY: all deps kernel-tree kernel patches initramfs images host-tools boot \
+	check demo clean distclean
+
+all: kernel initramfs images
+
+deps:
+	@./kernel/deps.sh
+
+kernel-tree: deps
+	@./kernel/prepare-tree.sh
+
+kernel: kernel-tree
+	@./kernel/build.sh $(GUEST_OBJ) $(GUEST_CONFIGS)
+
+patches:
+	@./kernel/export-patches.sh
+
+host-tools: $(HOST_BIN)/fscorrupt
+
+$(HOST_BIN)/fscorrupt: tests/fscorrupt/fscorrupt.c | deps
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
+
+images: deps
+	@./tests/mkimages.sh
+
+initramfs: kernel-tree images
+	@./tests/mkinitramfs.sh $(GUEST_INITRD)
+
+boot: kernel initramfs images
+	@cp --sparse=always $(BUILD)/images/card-fat32.img $(BUILD)/boot-card.img
+	@echo "boot: the SD card is a fresh copy of card-fat32.img; Ctrl-a x quits QEMU"
+	@./qemu/run.sh --interactive --card $(BUILD)/boot-card.img
+
+check: kernel initramfs images host-tools
+	@./tests/run.sh $(SCENARIOS)
+
+demo: kernel initramfs images host-tools
+	@./tests/demo.sh
+
+clean:
+	rm -rf $(BUILD)/run $(BUILD)/host $(BUILD)/initramfs $(GUEST_INITRD) $(BUILD)/images
+
+# Also drops the kernel tree, its objects and the ccache.
+distclean:
+	rm -rf $(BUILD)

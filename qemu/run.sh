@@ -1,0 +1,55 @@
+#!/bin/bash
+# Boot the test guest with an SD card and print its console.
+#
+#   qemu/run.sh [--card IMG] [--blkdebug RULES] [--append ARGS]
+#               [--timeout SECONDS] [--log FILE] [--interactive]
+#
+# The card sits on the sdhci-pci controller; with --blkdebug, QEMU's blkdebug
+# driver injects the media errors that RULES describes. Without
+# --interactive the guest runs unattended: its console goes to stdout (and
+# to --log), the host kills it after --timeout, and the exit status says
+# only whether the guest ended by itself (0) or timed out (124). QEMU's own
+# exit status says nothing about the tests: the caller parses the console.
+set -euo pipefail
+
+: "${GUEST_QEMU:?run through make (qemu/guest.mk describes the guest)}"
+: "${GUEST_KERNEL:?}" "${GUEST_INITRD:?}" "${GUEST_APPEND:?}"
+
+card= blkdebug= append= timeout=300 log=/dev/null interactive=false
+while [ $# -gt 0 ]; do
+	case $1 in
+	--card) card=$2; shift 2 ;;
+	--blkdebug) blkdebug=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--interactive) interactive=true; shift ;;
+	*) echo "qemu/run.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+
+for f in "$GUEST_KERNEL" "$GUEST_INITRD" ${card:+"$card"} ${blkdebug:+"$blkdebug"}; do
+	[ -f "$f" ] || { echo "qemu/run.sh: $f is missing (make kernel initramfs images)" >&2; exit 2; }
+done
+
+args=(-kernel "$GUEST_KERNEL" -initrd "$GUEST_INITRD" -append "$GUEST_APPEND $append")
+if [ -n "$card" ]; then
+	file=$card
+	[ -n "$blkdebug" ] && file="blkdebug:$blkdebug:$card"
+	args+=(-drive "if=none,id=sdcard,format=raw,file=$file" -device sd-card,drive=sdcard)
+fi
+
+# shellcheck disable=SC2086 # GUEST_QEMU is a command line
+if $interactive; then
+	exec $GUEST_QEMU "${args[@]}"
+fi
+set +e
+timeout --foreground -k 5 "$timeout" $GUEST_QEMU "${args[@]}" </dev/null 2>&1 |
+	tr -d '\r' | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" = 124 ]; then
+	echo "qemu/run.sh: the guest did not finish within ${timeout}s; the console ended with:" >&2
+	tail -n 20 "$log" >&2
+fi
+exit "$status"

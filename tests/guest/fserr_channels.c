@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest tests of fserr's channels on one real, corrupted filesystem: the
+ * sysfs state and counters, poll() on fs_fault, the uevent, fanotify
+ * FAN_FS_ERROR and the mountinfo wake-up per mount namespace.
+ *
+ * The filesystem under test comes from the environment (the scenario sets it):
+ *   FSERR_DEV      block device, e.g. /dev/mmcblk0p1
+ *   FSERR_FSTYPE   mount type, e.g. vfat
+ *   FSERR_FAMILY   directory under /sys/fs, e.g. fat
+ *   FSERR_VICTIM   a path on it that fscorrupt damaged
+ *   FSERR_TRIGGER  how touching the victim makes the fs report one error:
+ *                  "read" (one O_DIRECT read) or "stat" (one lookup)
+ *   FSERR_ERRNO    the errno the filesystem reports, e.g. 117 (EUCLEAN)
+ *   FSERR_OPTS     mount options besides notify (optional)
+ * Each test mounts the filesystem on /mnt and unmounts it afterwards.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define MNT "/mnt"
+#define PARAMS "/sys/module/fserr/parameters/"
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (!v || !*v) {
+		fprintf(stderr, "# %s is not set\n", name);
+		exit(KSFT_FAIL);
+	}
+	return v;
+}
+
+static void attr_path(char *buf, size_t len, const char *attr)
+{
+	const char *dev = env("FSERR_DEV");
+	const char *id = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+
+	snprintf(buf, len, "/sys/fs/%s/%s/%s", env("FSERR_FAMILY"), id, attr);
+}
+
+/* Read a file into @buf; returns the length or -errno. */
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY), n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = 0;
+	close(fd);
+	return n;
+}
+
+static long long read_attr(const char *attr)
+{
+	char path[PATH_MAX], buf[64];
+
+	attr_path(path, sizeof(path), attr);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/* Write @len bytes to an attribute; returns 0 or -errno. */
+static int write_attr_len(const char *attr, const char *val, size_t len)
+{
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	attr_path(path, sizeof(path), attr);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, len) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int write_attr(const char *attr, const char *val)
+{
+	return write_attr_len(attr, val, strlen(val));
+}
+
+static void write_param(const char *name, const char *val)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, val, strlen(val)) < 0) {
+		fprintf(stderr, "# cannot set %s: %s\n", path, strerror(errno));
+		exit(KSFT_FAIL);
+	}
+	close(fd);
+}
+
+/* The scenario's mount options, with or without notify. */
+static const char *mount_opts(bool notify)
+{
+	static char buf[256];
+	const char *extra = getenv("FSERR_OPTS") ? getenv("FSERR_OPTS") : "";
+
+	snprintf(buf, sizeof(buf), "%s%s%s", notify ? "notify" : "",
+		 notify && *extra ? "," : "", extra);
+	return buf;
+}
+
+static int do_mount(bool notify)
+{
+	return mount(env("FSERR_DEV"), MNT, env("FSERR_FSTYPE"), 0,
+		     mount_opts(notify));
+}
+
+/*
+ * Make the filesystem report @n errors by touching the victim.  Returns how
+ * many of the accesses failed, which should be all of them.
+ */
+static int trigger(int n)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	void *buf;
+	int i, fd, failed = 0;
+
+	snprintf(path, sizeof(path), MNT "/%s", env("FSERR_VICTIM"));
+	if (!strcmp(env("FSERR_TRIGGER"), "stat")) {
+		for (i = 0; i < n; i++)
+			failed += stat(path, &st) < 0;
+		return failed;
+	}
+	/* O_DIRECT: every read maps the broken cluster chain again. */
+	fd = open(path, O_RDONLY | O_DIRECT);
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096))
+		return -1;
+	for (i = 0; i < n; i++)
+		failed += pread(fd, buf, 512, 0) < 0;
+	free(buf);
+	close(fd);
+	return failed;
+}
+
+/* ------------------------------------------------------------- uevents */
+
+static int uevent_open(void)
+{
+	struct sockaddr_nl addr = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = 1,	/* the kernel's broadcast group */
+	};
+	int size = 2 * 1024 * 1024;
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Find VAR=value in a uevent message; returns the value or NULL. */
+static const char *uevent_var(const char *msg, int len, const char *var)
+{
+	size_t vl = strlen(var);
+	int i;
+
+	for (i = strlen(msg) + 1; i < len; i += strlen(msg + i) + 1)
+		if (!strncmp(msg + i, var, vl) && msg[i + vl] == '=')
+			return msg + i + vl + 1;
+	return NULL;
+}
+
+/*
+ * Count the fserr uevents of our superblock that arrive within @ms
+ * milliseconds; keep the last one in @last.
+ */
+static int uevent_count(int fd, int ms, char *last, int *last_len)
+{
+	char buf[8192], devpath[PATH_MAX];
+	const char *dev = env("FSERR_DEV");
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct timespec end, now;
+	int count = 0, n, left;
+
+	snprintf(devpath, sizeof(devpath), "/fs/%s/%s", env("FSERR_FAMILY"),
+		 strrchr(dev, '/') + 1);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (ms % 1000) * 1000000L;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) * 1000 +
+		       (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (left <= 0 || poll(&pfd, 1, left) <= 0)
+			break;
+		n = recv(fd, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			break;
+		buf[n] = 0;
+		if (!uevent_var(buf, n, "DEVPATH") ||
+		    strcmp(uevent_var(buf, n, "DEVPATH"), devpath))
+			continue;
+		count++;
+		if (last) {
+			memcpy(last, buf, n + 1);
+			*last_len = n;
+		}
+	}
+	return count;
+}
+
+/* ------------------------------------------------------------- fixture */
+
+FIXTURE(fs) {
+	int uevents;		/* netlink socket, open before the mount */
+};
+
+FIXTURE_SETUP(fs)
+{
+	self->uevents = uevent_open();
+	ASSERT_LE(0, self->uevents);
+	ASSERT_EQ(0, do_mount(true)) {
+		TH_LOG("mount %s: %s", env("FSERR_DEV"), strerror(errno));
+	}
+}
+
+FIXTURE_TEARDOWN(fs)
+{
+	umount(MNT);
+	close(self->uevents);
+}
+
+/* A clean mount: fs_fault 0, nothing counted, dev names the superblock. */
+TEST_F(fs, clean_mount)
+{
+	char path[PATH_MAX], buf[64], want[64];
+	struct stat st;
+
+	ASSERT_EQ(0, read_attr("fs_fault"));
+	EXPECT_EQ(0, read_attr("error_count"));
+	EXPECT_EQ(0, read_attr("first_errno"));
+	EXPECT_EQ(0, read_attr("last_error_time"));
+	EXPECT_EQ(0, read_attr("uevents_suppressed"));
+	ASSERT_EQ(0, stat(MNT, &st));
+	snprintf(want, sizeof(want), "%u:%u\n", major(st.st_dev), minor(st.st_dev));
+	attr_path(path, sizeof(path), "dev");
+	ASSERT_LT(0, read_file(path, buf, sizeof(buf)));
+	EXPECT_STREQ(want, buf);
+}
+
+/* A real error raises fs_fault and fills in the counters. */
+TEST_F(fs, error_raises_fault)
+{
+	long long errno_want = atoll(env("FSERR_ERRNO"));
+	time_t before = time(NULL);
+
+	ASSERT_EQ(1, trigger(1));
+	EXPECT_EQ(1, read_attr("fs_fault"));
+	EXPECT_EQ(1, read_attr("error_count"));
+	EXPECT_EQ(errno_want, read_attr("first_errno"));
+	EXPECT_EQ(errno_want, read_attr("last_errno"));
+	EXPECT_LE(before, read_attr("first_error_time"));
+	EXPECT_GE(time(NULL), read_attr("last_error_time"));
+}
+
+/* poll() on fs_fault wakes on the error and again on the clear. */
+TEST_F(fs, poll_wakes_on_error_and_clear)
+{
+	char path[PATH_MAX], buf[8];
+	struct pollfd pfd = { .events = POLLPRI };
+
+	attr_path(path, sizeof(path), "fs_fault");
+	pfd.fd = open(path, O_RDONLY);
+	ASSERT_LE(0, pfd.fd);
+	ASSERT_EQ(2, read(pfd.fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, poll(&pfd, 1, 0));		/* nothing pending */
+
+	ASSERT_EQ(1, trigger(1));
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
+	EXPECT_TRUE(pfd.revents & POLLPRI);
+	EXPECT_TRUE(pfd.revents & POLLERR);
+	ASSERT_EQ(0, lseek(pfd.fd, 0, SEEK_SET));
+	ASSERT_EQ(2, read(pfd.fd, buf, sizeof(buf)));
+	EXPECT_EQ('1', buf[0]);
+
+	ASSERT_EQ(0, write_attr("fs_fault", "0"));
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
+	ASSERT_EQ(0, lseek(pfd.fd, 0, SEEK_SET));
+	ASSERT_EQ(2, read(pfd.fd, buf, sizeof(buf)));
+	EXPECT_EQ('0', buf[0]);
+	close(pfd.fd);
+}
+
+/* Exactly one uevent for the transition, with the documented variables. */
+TEST_F(fs, one_uevent_with_identity)
+{
+	char msg[8192], num[32];
+	const char *dev = env("FSERR_DEV");
+	struct stat st;
+	int len = 0;
+
+	ASSERT_EQ(0, stat(MNT, &st));
+	ASSERT_EQ(20, trigger(20));
+	ASSERT_EQ(1, uevent_count(self->uevents, 1500, msg, &len));
+	EXPECT_STREQ("change", uevent_var(msg, len, "ACTION"));
+	EXPECT_STREQ("fserr", uevent_var(msg, len, "SUBSYSTEM"));
+	EXPECT_STREQ("1", uevent_var(msg, len, "FS_FAULT"));
+	EXPECT_STREQ(env("FSERR_FSTYPE"), uevent_var(msg, len, "FS_TYPE"));
+	EXPECT_STREQ(strrchr(dev, '/') + 1, uevent_var(msg, len, "FS_ID"));
+	snprintf(num, sizeof(num), "%u", major(st.st_dev));
+	EXPECT_STREQ(num, uevent_var(msg, len, "MAJOR"));
+	snprintf(num, sizeof(num), "%u", minor(st.st_dev));
+	EXPECT_STREQ(num, uevent_var(msg, len, "MINOR"));
+	EXPECT_STREQ(env("FSERR_ERRNO"), uevent_var(msg, len, "FS_ERRNO"));
+	EXPECT_NE(NULL, uevent_var(msg, len, "FS_ERROR_COUNT"));
+	EXPECT_STREQ("0", uevent_var(msg, len, "FS_UEVENTS_SUPPRESSED"));
+}
+
+/* A storm is still one uevent; fanotify counts exactly what sysfs counts. */
+TEST_F(fs, storm_one_uevent_exact_counts)
+{
+	const int storm = 10000;
+	long long errno_want = atoll(env("FSERR_ERRNO"));
+	char buf[4096] __attribute__((aligned(8)));
+	struct fanotify_event_metadata *ev;
+	struct fanotify_event_info_error *info;
+	long long fan_errors = 0;
+	int fan, n, events = 0;
+
+	fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK, O_RDONLY);
+	ASSERT_LE(0, fan);
+	ASSERT_EQ(0, fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+				   FAN_FS_ERROR, AT_FDCWD, MNT));
+
+	ASSERT_EQ(storm, trigger(storm));
+	EXPECT_EQ(1, uevent_count(self->uevents, 1500, NULL, NULL));
+	EXPECT_EQ(storm, read_attr("error_count"));
+
+	/* The worker forwards every report; drain until nothing more comes. */
+	for (int idle = 0; idle < 10;) {
+		n = read(fan, buf, sizeof(buf));
+		if (n <= 0) {
+			idle++;
+			usleep(100000);
+			continue;
+		}
+		for (ev = (void *)buf; FAN_EVENT_OK(ev, n); ev = FAN_EVENT_NEXT(ev, n)) {
+			char *rec = (char *)(ev + 1);
+
+			ASSERT_NE(0, ev->mask & FAN_FS_ERROR);
+			events++;
+			while (rec < (char *)ev + ev->event_len) {
+				struct fanotify_event_info_header *h = (void *)rec;
+
+				if (h->info_type == FAN_EVENT_INFO_TYPE_ERROR) {
+					info = (void *)h;
+					EXPECT_EQ(errno_want, info->error);
+					fan_errors += info->error_count;
+				}
+				rec += h->len;
+			}
+		}
+	}
+	close(fan);
+	TH_LOG("%d fanotify events carried %lld errors", events, fan_errors);
+	EXPECT_LE(1, events);
+	EXPECT_EQ(read_attr("error_count"), fan_errors);
+}
+
+/* Clear, then error again faster than the interval: one uevent, rest counted. */
+TEST_F(fs, clear_cycles_are_rate_limited)
+{
+	char msg[8192];
+	int i, len = 0;
+
+	write_param("uevent_interval_ms", "60000");
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(1, trigger(1));
+		ASSERT_EQ(1, read_attr("fs_fault"));
+		ASSERT_EQ(0, write_attr("fs_fault", "0"));
+		ASSERT_EQ(0, read_attr("fs_fault"));
+	}
+	/* Twenty transitions, one uevent. */
+	EXPECT_EQ(1, uevent_count(self->uevents, 1500, msg, &len));
+	EXPECT_EQ(19, read_attr("uevents_suppressed"));
+	EXPECT_EQ(20, read_attr("error_count"));
+	write_param("uevent_interval_ms", "1");
+	usleep(20000);
+	ASSERT_EQ(1, trigger(1));
+	EXPECT_EQ(1, uevent_count(self->uevents, 1500, msg, &len));
+	EXPECT_STREQ("19", uevent_var(msg, len, "FS_UEVENTS_SUPPRESSED"));
+	write_param("uevent_interval_ms", "5000");
+}
+
+/* Junk written to fs_fault is refused and changes nothing. */
+TEST_F(fs, junk_writes_rejected)
+{
+	static const char *const junk[] = {
+		"1", "2", "abc", "\n", "-1", " ", "0x", "99999999999999999999",
+	};
+	char huge[8192];
+	unsigned int i;
+
+	ASSERT_EQ(1, trigger(1));
+	for (i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+		EXPECT_EQ(-EINVAL, write_attr("fs_fault", junk[i])) {
+			TH_LOG("writing '%s'", junk[i]);
+		}
+		EXPECT_EQ(1, read_attr("fs_fault"));
+	}
+	memset(huge, '7', sizeof(huge));
+	EXPECT_EQ(-EINVAL, write_attr_len("fs_fault", huge, sizeof(huge)));
+	/* A zero-length write never reaches the attribute. */
+	EXPECT_EQ(0, write_attr_len("fs_fault", "", 0));
+	EXPECT_EQ(1, read_attr("fs_fault"));
+	EXPECT_EQ(-EACCES, write_attr("error_count", "0"));
+	EXPECT_EQ(1, read_attr("error_count"));
+}
+
+/* Only root with CAP_SYS_ADMIN clears fs_fault. */
+TEST_F(fs, unprivileged_clear_refused)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(1, trigger(1));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(10);
+		_exit(write_attr("fs_fault", "0") == -EACCES ? 0 : 11);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct __user_cap_header_struct hdr = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct data[2] = {};
+
+		if (syscall(SYS_capget, &hdr, data))
+			_exit(10);
+		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+		if (syscall(SYS_capset, &hdr, data))
+			_exit(11);
+		_exit(write_attr("fs_fault", "0") == -EPERM ? 0 : 12);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(1, read_attr("fs_fault"));
+}
+
+/* A remount clears fs_fault and keeps the counters. */
+TEST_F(fs, remount_clears_fault)
+{
+	ASSERT_EQ(2, trigger(2));
+	ASSERT_EQ(1, read_attr("fs_fault"));
+	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT, mount_opts(true)));
+	EXPECT_EQ(0, read_attr("fs_fault"));
+	EXPECT_EQ(2, read_attr("error_count"));
+}
+
+/* Unmounting removes the directory, also with a notification queued. */
+TEST_F(fs, umount_removes_directory)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	attr_path(path, sizeof(path), "");
+	ASSERT_EQ(0, stat(path, &st));
+	ASSERT_EQ(1, trigger(1));
+	ASSERT_EQ(0, umount(MNT));
+	EXPECT_EQ(-1, stat(path, &st));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+/* Without the notify option: the state works, no uevent is sent. */
+TEST_F(fs, without_notify_no_uevent)
+{
+	ASSERT_EQ(0, umount(MNT));
+	ASSERT_EQ(0, do_mount(false));
+	ASSERT_EQ(0, read_attr("fs_fault"));
+	ASSERT_EQ(3, trigger(3));
+	EXPECT_EQ(1, read_attr("fs_fault"));
+	EXPECT_EQ(3, read_attr("error_count"));
+	EXPECT_EQ(0, uevent_count(self->uevents, 1500, NULL, NULL));
+	/* notify on remount turns it on. */
+	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT, mount_opts(true)));
+	ASSERT_EQ(1, trigger(1));
+	EXPECT_EQ(1, uevent_count(self->uevents, 1500, NULL, NULL));
+}
+
+/* The notify option shows in /proc/mounts. */
+TEST_F(fs, notify_option_shown)
+{
+	char buf[8192];
+
+	ASSERT_LT(0, read_file("/proc/self/mounts", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, ",notify"));
+}
+
+/*
+ * A child in a new mount namespace waits on its mountinfo: "keep" keeps
+ * the copy of the mount, "drop" unmounts it first.  Reports 1 if woken.
+ */
+static pid_t mountinfo_waiter(bool keep, int ready, int result)
+{
+	pid_t pid = fork();
+	struct pollfd pfd = { .events = POLLPRI };
+	char woken;
+
+	if (pid)
+		return pid;
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    (!keep && umount(MNT)))
+		_exit(10);
+	pfd.fd = open("/proc/self/mountinfo", O_RDONLY);
+	if (pfd.fd < 0 || write(ready, "r", 1) != 1)
+		_exit(11);
+	woken = poll(&pfd, 1, 3000) == 1 && (pfd.revents & POLLPRI) ? '1' : '0';
+	if (write(result, &woken, 1) != 1)
+		_exit(12);
+	_exit(0);
+}
+
+/* The mountinfo wake-up reaches the namespaces that see the fs, no other. */
+TEST_F(fs, mountinfo_wakes_only_namespaces_with_the_mount)
+{
+	int ready[2], keep_res[2], drop_res[2], status;
+	char c, keep_woken, drop_woken;
+	pid_t keep, drop;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(keep_res));
+	ASSERT_EQ(0, pipe(drop_res));
+	keep = mountinfo_waiter(true, ready[1], keep_res[1]);
+	drop = mountinfo_waiter(false, ready[1], drop_res[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+
+	ASSERT_EQ(1, trigger(1));
+	ASSERT_EQ(1, read(keep_res[0], &keep_woken, 1));
+	ASSERT_EQ(1, read(drop_res[0], &drop_woken, 1));
+	EXPECT_EQ('1', keep_woken);
+	EXPECT_EQ('0', drop_woken);
+	waitpid(keep, &status, 0);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	waitpid(drop, &status, 0);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,132 @@
+#!/bin/bash
+# The test suite behind `make check`:
+#   1. host tests (fscorrupt against freshly made images), TAP;
+#   2. every scenario in tests/scenarios/: a fresh copy of its SD card,
+#      damaged on the host by the scenario's prepare(), booted in QEMU; the
+#      guest half prints TAP, then the kernel log (with the KUnit KTAP).
+# Prints one line per test and ends with "N passed, N failed, N skipped".
+# A test that was announced (TAP plan) but never reported is a failure, as
+# is a guest that hangs, a kernel log with a WARNING, BUG, oops, lockdep or
+# KASAN report, or a failed KUnit case.
+#
+#   tests/run.sh [SCENARIO...]     (default: all)
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+runs=$top/build/run
+host_bin=$top/build/host
+timeout=${FSERR_GUEST_TIMEOUT:-300}
+passed=0 failed=0 skipped=0
+
+pass() { passed=$((passed + 1)); echo "PASS $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+skip() { skipped=$((skipped + 1)); echo "SKIP $1"; }
+
+# tap_results LABEL < TAP: count ok / not ok lines and check them against
+# the plans ("1..N"); several TAP streams may follow each other.
+tap_results() {
+	local label=$1 line planned=0 seen=0 name
+	while IFS= read -r line; do
+		case $line in
+		1..*)
+			planned=$((planned + ${line#1..}))
+			;;
+		"ok "*|"not ok "*)
+			seen=$((seen + 1))
+			name=${line#ok }
+			name=${name#not ok }
+			name=${name#* }		# drop the number
+			case $line in
+			*"# SKIP"*) skip "$label: ${name%%# SKIP*}" ;;
+			"ok "*) pass "$label: $name" ;;
+			*) fail "$label: $name" ;;
+			esac
+			;;
+		esac
+	done
+	if [ "$seen" -lt "$planned" ]; then
+		for ((i = seen; i < planned; i++)); do
+			fail "$label: result missing (planned $planned, reported $seen)"
+		done
+	fi
+	[ "$planned" -gt 0 ] || [ "$seen" -gt 0 ] || fail "$label: no test reported"
+}
+
+kernel_log_problems() { # < dmesg
+	grep -E 'WARNING:|BUG:|Oops|Unable to handle kernel|Kernel panic|Internal error|sleeping function called from invalid context|possible circular locking|possible recursive locking|inconsistent lock state|unreferenced object|KASAN|UBSAN|refcount_t:|ODEBUG:|list_add corruption|list_del corruption|blocked for more than'
+}
+
+# KUnit prints "    ok N name" per case inside the suite's subtest.
+kunit_results() { # LABEL < dmesg
+	sed 's/^\[[ 0-9.]*\] //' | awk '
+		/^    # Subtest: fserr$/ { inside = 1; next }
+		inside && /^    1\.\./ { print "1.." substr($1, 4); next }
+		inside && /^        (not )?ok / { sub(/^        /, ""); print; next }
+		inside && /^    (not )?ok / { sub(/^    /, ""); print; next }
+		inside && /^(not )?ok [0-9]+ fserr/ { inside = 0 }
+	' | tap_results "$1"
+}
+
+run_host_tests() {
+	"$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt" 2>&1 |
+		tap_results host/fscorrupt
+}
+
+run_scenario() { # FILE
+	local file=$1 name dir card blkdebug console status
+	name=$(basename "$file" .sh)
+	dir=$runs/$name
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	card=$( (. "$file"; echo "$CARD") )
+	blkdebug=$( (. "$file"; echo "${BLKDEBUG:-}") )
+	cp --sparse=always "$top/build/images/card-$card.img" "$dir/card.img"
+	if ! (PATH=$host_bin:$PATH; . "$file"; prepare "$dir/card.img") >"$dir/prepare.log" 2>&1; then
+		fail "$name: prepare the card (see ${dir#"$top"/}/prepare.log)"
+		sed 's/^/  /' "$dir/prepare.log"
+		return
+	fi
+	console=$dir/console.log
+	"$top/qemu/run.sh" --card "$dir/card.img" \
+		${blkdebug:+--blkdebug "$top/tests/faults/$blkdebug"} \
+		--append "fserr.scenario=$name" --timeout "$timeout" \
+		--log "$console" >/dev/null 2>"$dir/qemu.err"
+	status=$?
+	sed -n '/^@@FSERR-BEGIN/,/^@@FSERR-DMESG/p' "$console" >"$dir/tap"
+	sed -n '/^@@FSERR-DMESG/,/^@@FSERR-END/p' "$console" >"$dir/dmesg"
+	tap_results "$name" <"$dir/tap"
+	if ! grep -q '^@@FSERR-END' "$console"; then
+		fail "$name: guest finished (status $status; console tail below)"
+		cat "$dir/qemu.err" "$console" 2>/dev/null | tail -n 25 | sed 's/^/  | /'
+	elif ! grep -q '^Linux version' "$dir/dmesg"; then
+		fail "$name: kernel log clean (the guest printed no kernel log)"
+	elif problems=$(kernel_log_problems <"$dir/dmesg"); then
+		fail "$name: kernel log clean"
+		echo "$problems" | head -n 20 | sed 's/^/  | /'
+	else
+		pass "$name: kernel log clean"
+	fi
+	if ! $kunit_counted && grep -q '# Subtest: fserr$' "$dir/dmesg"; then
+		kunit_results kunit <"$dir/dmesg"
+		kunit_counted=true
+	fi
+}
+
+: "${GUEST_QEMU:?run through make check (qemu/guest.mk describes the guest)}"
+kunit_counted=false
+echo "== host tests"
+run_host_tests
+scenarios=("$@")
+[ ${#scenarios[@]} -gt 0 ] || scenarios=($(ls "$top"/tests/scenarios/*.sh | xargs -n1 basename | sed 's/\.sh$//'))
+for s in "${scenarios[@]}"; do
+	f=$top/tests/scenarios/$s.sh
+	[ -f "$f" ] || { fail "$s: no such scenario ($f)"; continue; }
+	echo "== scenario $s"
+	start=$(date +%s)
+	run_scenario "$f"
+	echo "   ($(( $(date +%s) - start )) s)"
+done
+$kunit_counted || fail "kunit: no KUnit results in any guest's kernel log"
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
