@@ -44,7 +44,7 @@ if $interactive; then
 	exec $GUEST_QEMU "${args[@]}"
 fi
 set +e
-timeout --foreground -k 5 "$timeout" $GUEST_QEMU "${args[@]}" </dev/null 2>&1 |
+timeout -k 5 "$timeout" $GUEST_QEMU "${args[@]}" </dev/null 2>&1 |
 	tr -d '\r' | tee "$log"
 status=${PIPESTATUS[0]}
 set -e

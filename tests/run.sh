@@ -57,19 +57,19 @@ kernel_log_problems() { # < dmesg
 }
 
 # KUnit prints "    ok N name" per case inside the suite's subtest.
-kunit_results() { # LABEL < dmesg
-	sed 's/^\[[ 0-9.]*\] //' | awk '
+# (tap_results must not run in a pipeline: its counts would stay in a subshell.)
+kunit_results() { # LABEL DMESG
+	tap_results "$1" < <(sed 's/^\[[ 0-9.]*\] //' "$2" | awk '
 		/^    # Subtest: fserr$/ { inside = 1; next }
 		inside && /^    1\.\./ { print "1.." substr($1, 4); next }
 		inside && /^        (not )?ok / { sub(/^        /, ""); print; next }
 		inside && /^    (not )?ok / { sub(/^    /, ""); print; next }
 		inside && /^(not )?ok [0-9]+ fserr/ { inside = 0 }
-	' | tap_results "$1"
+	')
 }
 
 run_host_tests() {
-	"$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt" 2>&1 |
-		tap_results host/fscorrupt
+	tap_results host/fscorrupt < <("$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt" 2>&1)
 }
 
 run_scenario() { # FILE
@@ -107,7 +107,7 @@ run_scenario() { # FILE
 		pass "$name: kernel log clean"
 	fi
 	if ! $kunit_counted && grep -q '# Subtest: fserr$' "$dir/dmesg"; then
-		kunit_results kunit <"$dir/dmesg"
+		kunit_results kunit "$dir/dmesg"
 		kunit_counted=true
 	fi
 }
