@@ -1,11 +1,14 @@
 #!/bin/bash
 # Boot the test guest with an SD card and print its console.
 #
-#   qemu/run.sh [--card IMG] [--blkdebug RULES] [--append ARGS]
+#   qemu/run.sh [--card IMG] [--blkdebug RULES] [--virtio] [--append ARGS]
 #               [--timeout SECONDS] [--log FILE] [--interactive]
 #
-# The card sits on the sdhci-pci controller; with --blkdebug, QEMU's blkdebug
-# driver injects the media errors that RULES describes. Without
+# The card sits on the sdhci-pci controller (/dev/mmcblk0); with --virtio
+# the same image is a virtio-blk disk instead (/dev/vda). With --blkdebug,
+# QEMU's blkdebug driver injects the media errors that RULES describes; QEMU
+# 7.2's SD card model hands a failed read to the guest as stale data, its
+# virtio-blk model as an I/O error. Without
 # --interactive the guest runs unattended: its console goes to stdout (and
 # to --log), the host kills it after --timeout, and the exit status says
 # only whether the guest ended by itself (0) or timed out (124). QEMU's own
@@ -15,11 +18,12 @@ set -euo pipefail
 : "${GUEST_QEMU:?run through make (qemu/guest.mk describes the guest)}"
 : "${GUEST_KERNEL:?}" "${GUEST_INITRD:?}" "${GUEST_APPEND:?}"
 
-card= blkdebug= append= timeout=300 log=/dev/null interactive=false
+card='' blkdebug='' virtio=false append='' timeout=300 log=/dev/null interactive=false
 while [ $# -gt 0 ]; do
 	case $1 in
 	--card) card=$2; shift 2 ;;
 	--blkdebug) blkdebug=$2; shift 2 ;;
+	--virtio) virtio=true; shift ;;
 	--append) append=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
@@ -36,7 +40,11 @@ args=(-kernel "$GUEST_KERNEL" -initrd "$GUEST_INITRD" -append "$GUEST_APPEND $ap
 if [ -n "$card" ]; then
 	file=$card
 	[ -n "$blkdebug" ] && file="blkdebug:$blkdebug:$card"
-	args+=(-drive "if=none,id=sdcard,format=raw,file=$file" -device sd-card,drive=sdcard)
+	if $virtio; then
+		args+=(-drive "if=none,id=disk,format=raw,file=$file" -device virtio-blk-pci,drive=disk)
+	else
+		args+=(-drive "if=none,id=sdcard,format=raw,file=$file" -device sd-card,drive=sdcard)
+	fi
 fi
 
 # shellcheck disable=SC2086 # GUEST_QEMU is a command line

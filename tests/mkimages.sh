@@ -39,8 +39,10 @@ while len(out)<n:
     out+=hashlib.sha256(seed+i.to_bytes(8,"little")).digest(); i+=1
 sys.stdout.buffer.write(out[:n])' "$1" "$2"
 }
-pseudo data 65536 >"$stage/DATA.BIN"		# multi-cluster victim
-pseudo victim2 20000 >"$stage/VICTIM2.BIN"	# a second victim
+# Victims: 64 KiB spans at least four clusters on every FAT type.
+pseudo data 65536 >"$stage/DATA.BIN"
+pseudo victim2 65536 >"$stage/VICTIM2.BIN"
+pseudo free 65536 >"$stage/FREE.BIN"
 pseudo keep 40000 >"$stage/KEEP.BIN"		# never corrupted
 echo "fserr test card" >"$stage/README.TXT"
 echo one >"$stage/DIR1/FILE1.TXT"

@@ -33,6 +33,7 @@ for src in "$top"/tests/guest/*.c; do
 done
 $cc "${cflags[@]}" -o "$work/root/tests/fscorrupt" "$top/tests/fscorrupt/fscorrupt.c"
 cp "$top"/tests/scenarios/*.sh "$work/root/scenarios/"
+cp "$top/tests/demo/guest-demo.sh" "$work/root/scenarios/demo.sh"
 cp "$top/tests/lib/guest.sh" "$work/root/tests/guest.sh"
 cp "$top/build/images/card.sha256" "$work/root/tests/card.sha256"
 install -m 0755 "$top/tests/guest/init" "$work/root/init"

@@ -73,22 +73,23 @@ run_host_tests() {
 }
 
 run_scenario() { # FILE
-	local file=$1 name dir card blkdebug console status
+	local file=$1 name dir card console status fault=()
 	name=$(basename "$file" .sh)
 	dir=$runs/$name
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	card=$( (. "$file"; echo "$CARD") )
-	blkdebug=$( (. "$file"; echo "${BLKDEBUG:-}") )
+	[ "$( (. "$file"; echo "${DEVICE:-sd}") )" = virtio ] && fault=(--virtio)
 	cp --sparse=always "$top/build/images/card-$card.img" "$dir/card.img"
-	if ! (PATH=$host_bin:$PATH; . "$file"; prepare "$dir/card.img") >"$dir/prepare.log" 2>&1; then
+	# prepare() damages the card and may write blkdebug.conf for QEMU.
+	if ! (PATH=$host_bin:$PATH; . "$top/tests/lib/host.sh"; . "$file"; prepare "$dir/card.img" "$dir") >"$dir/prepare.log" 2>&1; then
 		fail "$name: prepare the card (see ${dir#"$top"/}/prepare.log)"
 		sed 's/^/  /' "$dir/prepare.log"
 		return
 	fi
 	console=$dir/console.log
-	"$top/qemu/run.sh" --card "$dir/card.img" \
-		${blkdebug:+--blkdebug "$top/tests/faults/$blkdebug"} \
+	[ -f "$dir/blkdebug.conf" ] && fault+=(--blkdebug "$dir/blkdebug.conf")
+	"$top/qemu/run.sh" --card "$dir/card.img" "${fault[@]}" \
 		--append "fserr.scenario=$name" --timeout "$timeout" \
 		--log "$console" >/dev/null 2>"$dir/qemu.err"
 	status=$?
@@ -117,7 +118,11 @@ kunit_counted=false
 echo "== host tests"
 run_host_tests
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=($(ls "$top"/tests/scenarios/*.sh | xargs -n1 basename | sed 's/\.sh$//'))
+if [ ${#scenarios[@]} -eq 0 ]; then
+	for f in "$top"/tests/scenarios/*.sh; do
+		scenarios+=("$(basename "$f" .sh)")
+	done
+fi
 for s in "${scenarios[@]}"; do
 	f=$top/tests/scenarios/$s.sh
 	[ -f "$f" ] || { fail "$s: no such scenario ($f)"; continue; }

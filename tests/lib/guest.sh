@@ -1,11 +1,67 @@
 # Shell helpers for the guest half of a scenario (busybox ash).
 # Sourced by /init before the scenario's guest().
 
+# --- TAP from shell --------------------------------------------------------
+
+# tap_begin LABEL; t NAME COMMAND...; tap_end
+tap_begin() {
+	_tap_n=0
+	_tap_label=$1
+}
+
+t() {
+	_tap_name=$1
+	shift
+	_tap_n=$((_tap_n + 1))
+	if "$@" >/tmp/t.out 2>&1; then
+		echo "ok $_tap_n $_tap_label: $_tap_name"
+	else
+		echo "not ok $_tap_n $_tap_label: $_tap_name"
+		sed 's/^/# /' /tmp/t.out
+	fi
+}
+
+tap_end() {
+	echo "1..$_tap_n"
+}
+
+# expect_eq WANT GOT
+expect_eq() {
+	[ "$1" = "$2" ] && return 0
+	echo "expected '$1', got '$2'"
+	return 1
+}
+
+# --- fserr state -------------------------------------------------------------
+
+# attr FAMILY DEV NAME: one fserr attribute of /dev/DEV's filesystem
+attr() {
+	cat "/sys/fs/$1/$2/$3" 2>&1
+}
+
+# Wait until the worker has run: a listener needs a moment after an error.
+settle() {
+	sleep "${1:-0.3}"
+}
+
 # Lift the global uevent cap for a test run: tests that follow each other
 # quickly must not suppress each other's uevents. Tests of the cap set it.
 fserr_lift_global_cap() {
 	echo 100000 >/sys/module/fserr/parameters/uevent_burst
 }
+
+fserr_default_limits() {
+	echo 5000 >/sys/module/fserr/parameters/uevent_interval_ms
+	echo 10 >/sys/module/fserr/parameters/uevent_burst
+}
+
+# Check that the files no corruption touched read back as the host made them.
+# untouched_files_intact DIR EXCLUDED-REGEX
+untouched_files_intact() {
+	(cd "$1" && grep -v -E "$2" /tests/card.sha256 | sha256sum -c -)
+}
+
+# --- test programs ------------------------------------------------------------
 
 # run_channels LABEL DEV FSTYPE FAMILY VICTIM TRIGGER ERRNO [OPTS]
 # Runs the channel tests against one filesystem of the card.
@@ -14,4 +70,44 @@ run_channels() {
 	FSERR_DEV=$2 FSERR_FSTYPE=$3 FSERR_FAMILY=$4 FSERR_VICTIM=$5 \
 	FSERR_TRIGGER=$6 FSERR_ERRNO=$7 FSERR_OPTS=${8:-} \
 		/tests/fserr_channels 2>&1 | sed -E "s/^(not ok|ok) ([0-9]+) /\\1 \\2 $1: /"
+}
+
+# fat_matrix LABEL DEV: each kind of FAT corruption that prepare() made on
+# the card is found through FAT's own code paths and raises fs_fault.
+# Expects fat-dirent-bad-start on DATA.BIN, fat-chain-past-end on
+# VICTIM2.BIN, fat-free-in-chain on FREE.BIN, fat-size-past-chain on
+# DIR1/FILE1.TXT.
+fat_matrix() {
+	tap_begin "$1"
+	for f in DATA.BIN VICTIM2.BIN FREE.BIN DIR1/FILE1.TXT; do
+		mount -t vfat -o notify "/dev/$2" /mnt || echo "# mount /dev/$2 failed"
+		t "$f: clean mount, fs_fault 0" expect_eq 0 "$(attr fat "$2" fs_fault)"
+		t "$f: reading it fails" sh -c "! cat /mnt/$f >/dev/null"
+		t "$f: fs_fault 1" expect_eq 1 "$(attr fat "$2" fs_fault)"
+		t "$f: first_errno EUCLEAN" expect_eq 117 "$(attr fat "$2" first_errno)"
+		t "$f: errors counted" test "$(attr fat "$2" error_count)" -ge 1
+		umount /mnt
+	done
+	mount -t vfat -o ro "/dev/$2" /mnt
+	t "untouched files read back intact" untouched_files_intact /mnt \
+		'DATA.BIN|VICTIM2.BIN|FREE.BIN|FILE1.TXT'
+	t "reading them reported nothing" expect_eq 0 "$(attr fat "$2" error_count)"
+	umount /mnt
+	tap_end
+}
+
+# media_error_walk DEV ERRNO: list /WALK on DEV, whose first block cannot
+# be read, and check what fserr reports.
+media_error_walk() {
+	tap_begin "media-error-$1"
+	mount -t vfat -o notify "/dev/$1" /mnt
+	t "clean mount, fs_fault 0" expect_eq 0 "$(attr fat "$1" fs_fault)"
+	ls /mnt/WALK >/tmp/walk 2>&1
+	t "the walk did not list the unreadable block" \
+		test "$(grep -c 'F[0-9]*\.TXT' /tmp/walk)" -lt 40
+	t "fs_fault 1" expect_eq 1 "$(attr fat "$1" fs_fault)"
+	t "first_errno $2" expect_eq "$2" "$(attr fat "$1" first_errno)"
+	t "other files still read back intact" untouched_files_intact /mnt 'WALK/'
+	umount /mnt
+	tap_end
 }

@@ -1,15 +1,63 @@
-# The handheld's card: p1 FAT32 with a file whose directory entry points past
-# the last cluster, p2 ext2 with a directory entry naming a reserved inode.
-# Every channel is tested on both filesystems.
+# The handheld's card: p1 FAT32, p2 ext2, each damaged through fscorrupt.
+# Every channel is tested on both filesystems (fserr_channels), each kind
+# of FAT corruption is found through FAT's own code paths, a bad ext2
+# directory block is found by ext2, and the global uevent cap holds across
+# the two superblocks.
 CARD=fat32
 
-prepare() { # CARD-IMAGE (on the host)
+prepare() { # CARD-IMAGE RUN-DIR (on the host)
 	fscorrupt --partition 1 "$1" fat-dirent-bad-start DATA.BIN
+	fscorrupt --partition 1 "$1" fat-chain-past-end VICTIM2.BIN
+	fscorrupt --partition 1 "$1" fat-free-in-chain FREE.BIN
+	fscorrupt --partition 1 "$1" fat-size-past-chain DIR1/FILE1.TXT
 	fscorrupt --partition 2 "$1" ext2-dirent-bad-inode WALK/F1.TXT
+	fscorrupt --partition 2 "$1" ext2-dirent-bad-reclen DIR1/FILE2.TXT
+}
+
+ext2_bad_directory_block() {
+	tap_begin ext2-dirblock
+	mount -t ext2 -o notify /dev/mmcblk0p2 /mnt
+	t "clean mount, fs_fault 0" expect_eq 0 "$(attr ext2 mmcblk0p2 fs_fault)"
+	ls /mnt/DIR1 >/dev/null 2>&1
+	t "ext2 found the bad entry" sh -c "dmesg | grep -q 'ext2_check_page: bad entry in directory'"
+	t "fs_fault 1" expect_eq 1 "$(attr ext2 mmcblk0p2 fs_fault)"
+	t "first_errno EUCLEAN" expect_eq 117 "$(attr ext2 mmcblk0p2 first_errno)"
+	umount /mnt
+	tap_end
+}
+
+# Two superblocks, burst 1: the first transition gets the only uevent.
+global_cap() {
+	tap_begin global-cap
+	fserr_default_limits
+	echo 1 >/sys/module/fserr/parameters/uevent_burst
+	# Let the window that earlier tests used expire (interval 5 s): the
+	# next uevent opens a new one, which holds one uevent.
+	settle 5.2
+	uevent_listen >/tmp/uevents &
+	listener=$!
+	mount -t vfat -o notify /dev/mmcblk0p1 /mnt
+	mount -t ext2 -o notify,ro /dev/mmcblk0p2 /mnt2
+	cat /mnt/DATA.BIN >/dev/null 2>&1
+	stat /mnt2/WALK/F1.TXT >/dev/null 2>&1
+	settle 1
+	kill $listener
+	t "both filesystems faulted" expect_eq 11 \
+		"$(attr fat mmcblk0p1 fs_fault)$(attr ext2 mmcblk0p2 fs_fault)"
+	t "one uevent for the two transitions" expect_eq 1 "$(grep -c FS_FAULT=1 /tmp/uevents)"
+	t "the other one counted as suppressed" expect_eq 1 \
+		"$(( $(attr fat mmcblk0p1 uevents_suppressed) + $(attr ext2 mmcblk0p2 uevents_suppressed) ))"
+	umount /mnt
+	umount /mnt2
+	fserr_default_limits
+	tap_end
 }
 
 guest() {
 	fserr_lift_global_cap
 	run_channels fat32 /dev/mmcblk0p1 vfat fat DATA.BIN read 117
 	run_channels ext2 /dev/mmcblk0p2 ext2 ext2 WALK/F1.TXT stat 117 errors=remount-ro
+	fat_matrix fat32-corruptions mmcblk0p1
+	ext2_bad_directory_block
+	global_cap
 }

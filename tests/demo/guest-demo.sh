@@ -1,0 +1,64 @@
+# The guest half of `make demo` (busybox ash); installed as
+# /scenarios/demo.sh. Walks through a clean mount, damage to the card and
+# what userspace is told.
+say() { printf '\n==> %s\n' "$*"; sleep 0.2; }
+show() { printf '    $ %s\n' "$*"; sh -c "$*" 2>&1 | sed 's/^/    /'; }
+
+attrs() { # DIR
+	for a in fs_fault error_count first_errno last_errno first_error_time uevents_suppressed dev; do
+		printf '    %-20s %s\n' "$a" "$(cat "$1/$a")"
+	done
+}
+
+guest() {
+	fat=/sys/fs/fat/mmcblk0p1
+	uevent_listen &
+	listener=$!
+
+	say "The SD card: partition 1 is FAT32, partition 2 is ext2."
+	show "cat /proc/partitions | grep mmcblk"
+
+	say "Mount the FAT volume with the 'notify' option."
+	show "mount -t vfat -o notify /dev/mmcblk0p1 /mnt"
+	show "grep mmcblk0p1 /proc/mounts"
+	say "fserr gave it a directory in sysfs; a clean volume reads fs_fault 0:"
+	attrs $fat
+
+	say "Unmount, and damage the card: DATA.BIN's first cluster now links past the end of the FAT."
+	show "umount /mnt"
+	show "fscorrupt --partition 1 /dev/mmcblk0 fat-chain-past-end DATA.BIN"
+	show "mount -t vfat -o notify /dev/mmcblk0p1 /mnt"
+
+	say "A poller waits on fs_fault (poll() for POLLPRI, as fserrd will)."
+	( poll_attr $fat/fs_fault 10000 | sed 's/^/    poller: /' ) &
+	poller=$!
+	sleep 0.5
+
+	say "An application reads the damaged file; FAT finds the bad link."
+	show "cat /mnt/DATA.BIN >/dev/null"
+	wait $poller
+	say "FAT logged the error and went read-only, as before; now userspace knows too:"
+	show "dmesg | grep 'FAT-fs (mmcblk0p1)' | tail -n 3"
+	attrs $fat
+	say "Reading it 100 more times: error_count grows, but there is still only one uevent."
+	i=0
+	while [ $i -lt 100 ]; do cat /mnt/DATA.BIN >/dev/null 2>&1; i=$((i + 1)); done
+	sleep 0.5
+	printf '    error_count          %s\n' "$(cat $fat/error_count)"
+
+	say "After a repair, root clears the state (junk is refused):"
+	show "echo 2 > $fat/fs_fault"
+	show "echo 0 > $fat/fs_fault; cat $fat/fs_fault"
+	show "umount /mnt"
+
+	say "ext2 uses the same helper: a directory entry now names a reserved inode."
+	show "fscorrupt --partition 2 /dev/mmcblk0 ext2-dirent-bad-inode WALK/F1.TXT"
+	show "mount -t ext2 -o notify /dev/mmcblk0p2 /mnt"
+	show "stat /mnt/WALK/F1.TXT"
+	sleep 0.5
+	attrs /sys/fs/ext2/mmcblk0p2
+	show "umount /mnt"
+	sleep 0.3
+	kill $listener
+	say "That is the kernel side. The daemon that repairs (fserrd) is the next step."
+}

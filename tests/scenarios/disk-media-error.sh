@@ -1,0 +1,17 @@
+# The same failing block as card-media-error, on a virtio disk, whose QEMU
+# model passes the read error to the guest: FAT's directory read fails,
+# FAT logs it and goes on, and fserr reports it with EIO.
+CARD=fat32
+DEVICE=virtio
+
+prepare() { # CARD-IMAGE RUN-DIR (on the host)
+	blkdebug_fail_first_sector "$1" "$2" 1 WALK
+}
+
+guest() {
+	media_error_walk vda1 5
+	tap_begin media-error-log
+	t "FAT logged the failed directory read" \
+		sh -c "dmesg | grep -q 'Directory bread(block .*) failed'"
+	tap_end
+}
