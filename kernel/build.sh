@@ -63,6 +63,19 @@ fi
 
 say "building $(basename "$out") Image with $(nproc) jobs (from scratch ~5 min, incremental seconds)"
 start=$(date +%s)
-kmake -j"$(nproc)" Image
+kmake -j"$(nproc)" Image &
+build=$!
+# A full build is minutes of silence otherwise: say how far it got.
+(
+	while sleep 30; do
+		say "still building: $(find "$out" -name '*.o' -newer "$out/.config" | wc -l) objects compiled so far"
+	done
+) &
+ticker=$!
+status=0
+wait "$build" || status=$?
+kill "$ticker" 2>/dev/null
+wait "$ticker" 2>/dev/null || true
+[ "$status" -eq 0 ] || die "the kernel build failed (messages above)"
 say "built in $(( $(date +%s) - start )) s: $out/arch/arm64/boot/Image"
 echo "$stamp" >"$out/.fserr-stamp"

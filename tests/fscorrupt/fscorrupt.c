@@ -423,6 +423,21 @@ static void fat_locate(const struct fat *f, const char *path)
 	}
 }
 
+/*
+ * Print the image sector (512-byte units from the start of the image) that
+ * holds the FAT entry of a file's first cluster in the first FAT, the one
+ * Linux reads.
+ */
+static void fat_locate_fat(const struct fat *f, const char *path)
+{
+	struct fat_dirent de;
+	uint32_t cl = fat_file_start(f, path, &de);
+	uint64_t off = f->bits == 12 ? cl + cl / 2 : (uint64_t)cl * (f->bits / 8);
+
+	printf("%s cluster %u fat_sector %" PRIu64 "\n", path, cl,
+	       (f->v->base + f->fat_off + off) / 512);
+}
+
 static void fat_info(const struct fat *f)
 {
 	printf("fat%d clusters %u cluster_bytes %u fat_sector %" PRIu64
@@ -656,6 +671,8 @@ static void usage(FILE *to)
 "Commands:\n"
 "  info                          print the filesystem layout\n"
 "  locate PATH                   print the clusters of a FAT file, with image sectors\n"
+"  locate-fat PATH               print the image sector of the FAT entry of PATH's\n"
+"                                first cluster\n"
 "  fat-chain-past-end PATH       FAT link of PATH's first cluster past the last cluster\n"
 "  fat-free-in-chain PATH        FAT link of PATH's first cluster marked free\n"
 "  fat-dirent-bad-start PATH     PATH's directory entry starts past the last cluster\n"
@@ -758,11 +775,13 @@ int main(int argc, char **argv)
 	}
 	if (nargs != 1)
 		die("%s needs exactly one PATH", cmd);
-	if (!strncmp(cmd, "fat-", 4) || !strcmp(cmd, "locate")) {
+	if (!strncmp(cmd, "fat-", 4) || !strncmp(cmd, "locate", 6)) {
 		if (!is_fat)
 			die("%s: is ext2, %s needs FAT", image, cmd);
 		if (!strcmp(cmd, "locate"))
 			fat_locate(&f, arg);
+		else if (!strcmp(cmd, "locate-fat"))
+			fat_locate_fat(&f, arg);
 		else if (!strcmp(cmd, "fat-chain-past-end"))
 			fat_chain_past_end(&f, arg);
 		else if (!strcmp(cmd, "fat-free-in-chain"))

@@ -61,6 +61,11 @@ untouched_files_intact() {
 	(cd "$1" && grep -v -E "$2" /tests/card.sha256 | sha256sum -c -)
 }
 
+# files_intact DIR INCLUDED-REGEX: the same for the files that match
+files_intact() {
+	(cd "$1" && grep -E "$2" /tests/card.sha256 | sha256sum -c -)
+}
+
 # --- test programs ------------------------------------------------------------
 
 # run_channels LABEL DEV FSTYPE FAMILY VICTIM TRIGGER ERRNO [OPTS]

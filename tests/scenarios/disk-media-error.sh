@@ -5,7 +5,7 @@ CARD=fat32
 DEVICE=virtio
 
 prepare() { # CARD-IMAGE RUN-DIR (on the host)
-	blkdebug_fail_first_sector "$1" "$2" 1 WALK
+	blkdebug_fail_first_block "$1" "$2" 1 WALK
 }
 
 guest() {
