@@ -16,7 +16,7 @@ HOST_BIN  := $(BUILD)/host
 HOST_CC   := gcc
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror
 
-.PHONY: all deps kernel-tree kernel patches initramfs images host-tools boot \
+.PHONY: all deps kernel-tree kernel kernel-debug patches initramfs images host-tools boot \
 	check demo clean distclean
 
 all: kernel initramfs images
@@ -29,6 +29,9 @@ kernel-tree: deps
 
 kernel: kernel-tree
 	@./kernel/build.sh $(GUEST_OBJ) $(GUEST_CONFIGS)
+
+kernel-debug: kernel-tree
+	@./kernel/build.sh $(GUEST_DEBUG_OBJ) $(GUEST_DEBUG_CONFIGS)
 
 patches:
 	@./kernel/export-patches.sh
@@ -50,7 +53,11 @@ boot: kernel initramfs images
 	@echo "boot: the SD card is a fresh copy of card-fat32.img; Ctrl-a x quits QEMU"
 	@./qemu/run.sh --interactive --card $(BUILD)/boot-card.img
 
-check: kernel initramfs images host-tools
+# Which kernels make check boots: plain, debug or both (the default).
+FSERR_KERNELS ?= plain debug
+export FSERR_KERNELS
+
+check: kernel $(if $(filter debug,$(FSERR_KERNELS)),kernel-debug) initramfs images host-tools
 	@./tests/run.sh $(SCENARIOS)
 
 demo: kernel initramfs images host-tools

@@ -8,6 +8,13 @@ GUEST_OBJ     := build/obj
 GUEST_KERNEL  := $(GUEST_OBJ)/arch/arm64/boot/Image
 GUEST_INITRD  := build/initramfs.cpio.gz
 
+# The debug kernel: the same plus the kernel's bug detectors (lockdep,
+# atomic-sleep checks, object debugging, KASAN, kmemleak). make check runs
+# every scenario on both kernels.
+GUEST_DEBUG_CONFIGS := $(GUEST_CONFIGS) kernel/configs/debug.config
+GUEST_DEBUG_OBJ     := build/obj-debug
+GUEST_DEBUG_KERNEL  := $(GUEST_DEBUG_OBJ)/arch/arm64/boot/Image
+
 # Machine: arm64 "virt" board under TCG, no network, the SD card on an
 # sdhci-pci controller (qemu/run.sh adds the card's drive).
 GUEST_QEMU    := qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp 1 \
@@ -17,4 +24,5 @@ GUEST_QEMU    := qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp 1 \
 # run, so that they cannot interleave with test output.
 GUEST_APPEND  := console=ttyAMA0 panic=-1 oops=panic loglevel=1
 
-export GUEST_CONFIGS GUEST_OBJ GUEST_KERNEL GUEST_INITRD GUEST_QEMU GUEST_APPEND
+export GUEST_CONFIGS GUEST_OBJ GUEST_KERNEL GUEST_INITRD GUEST_QEMU GUEST_APPEND \
+	GUEST_DEBUG_KERNEL

@@ -9,6 +9,11 @@
 # is a guest that hangs, a kernel log with a WARNING, BUG, oops, lockdep or
 # KASAN report, or a failed KUnit case.
 #
+# Every scenario runs on each kernel in FSERR_KERNELS (default "plain
+# debug"): the plain guest kernel, and the debug kernel with lockdep,
+# atomic-sleep checks, object debugging, KASAN and kmemleak. Results on the
+# debug kernel are named "debug/...".
+#
 #   tests/run.sh [SCENARIO...]     (default: all)
 set -uo pipefail
 
@@ -72,10 +77,11 @@ run_host_tests() {
 	tap_results host/fscorrupt < <("$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt" 2>&1)
 }
 
-run_scenario() { # FILE
-	local file=$1 name dir card console status fault=()
+run_scenario() { # FILE KERNEL-VARIANT
+	local file=$1 variant=$2 name dir card console status fault=()
 	name=$(basename "$file" .sh)
-	dir=$runs/$name
+	dir=$runs/$variant/$name
+	[ "$variant" = plain ] || name=$variant/$name
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	card=$( (. "$file"; echo "$CARD") )
@@ -89,8 +95,8 @@ run_scenario() { # FILE
 	fi
 	console=$dir/console.log
 	[ -f "$dir/blkdebug.conf" ] && fault+=(--blkdebug "$dir/blkdebug.conf")
-	"$top/qemu/run.sh" --card "$dir/card.img" "${fault[@]}" \
-		--append "fserr.scenario=$name" --timeout "$timeout" \
+	GUEST_KERNEL=${kernel_image[$variant]} "$top/qemu/run.sh" --card "$dir/card.img" "${fault[@]}" \
+		--append "fserr.scenario=$(basename "$file" .sh)" --timeout "${kernel_timeout[$variant]}" \
 		--log "$console" >/dev/null 2>"$dir/qemu.err"
 	status=$?
 	sed -n '/^@@FSERR-BEGIN/,/^@@FSERR-DMESG/p' "$console" >"$dir/tap"
@@ -107,14 +113,22 @@ run_scenario() { # FILE
 	else
 		pass "$name: kernel log clean"
 	fi
-	if ! $kunit_counted && grep -q '# Subtest: fserr$' "$dir/dmesg"; then
-		kunit_results kunit "$dir/dmesg"
-		kunit_counted=true
+	if [ -z "${kunit_counted[$variant]:-}" ] && grep -q '# Subtest: fserr$' "$dir/dmesg"; then
+		if [ "$variant" = plain ]; then
+			kunit_results kunit "$dir/dmesg"
+		else
+			kunit_results "$variant/kunit" "$dir/dmesg"
+		fi
+		kunit_counted[$variant]=1
 	fi
 }
 
 : "${GUEST_QEMU:?run through make check (qemu/guest.mk describes the guest)}"
-kunit_counted=false
+declare -A kernel_image=([plain]=$GUEST_KERNEL [debug]=${GUEST_DEBUG_KERNEL:-})
+# The debug kernel boots in about 10 s under TCG and runs far slower.
+declare -A kernel_timeout=([plain]=$timeout [debug]=$((timeout * 3)))
+declare -A kunit_counted=()
+read -r -a kernels <<<"${FSERR_KERNELS:-plain debug}"
 echo "== host tests"
 run_host_tests
 scenarios=("$@")
@@ -123,15 +137,22 @@ if [ ${#scenarios[@]} -eq 0 ]; then
 		scenarios+=("$(basename "$f" .sh)")
 	done
 fi
-for s in "${scenarios[@]}"; do
-	f=$top/tests/scenarios/$s.sh
-	[ -f "$f" ] || { fail "$s: no such scenario ($f)"; continue; }
-	echo "== scenario $s"
-	start=$(date +%s)
-	run_scenario "$f"
-	echo "   ($(( $(date +%s) - start )) s)"
+for k in "${kernels[@]}"; do
+	if [ -z "${kernel_image[$k]:-}" ]; then
+		fail "$k: no such kernel (FSERR_KERNELS takes plain and debug)"
+		continue
+	fi
+	for s in "${scenarios[@]}"; do
+		f=$top/tests/scenarios/$s.sh
+		[ -f "$f" ] || { fail "$s: no such scenario ($f)"; continue; }
+		echo "== scenario $s on the $k kernel"
+		start=$(date +%s)
+		run_scenario "$f" "$k"
+		echo "   ($(( $(date +%s) - start )) s)"
+	done
+	[ -n "${kunit_counted[$k]:-}" ] ||
+		fail "$k/kunit: no KUnit results in the kernel log of any guest"
 done
-$kunit_counted || fail "kunit: no KUnit results in any guest's kernel log"
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
