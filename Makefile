@@ -16,8 +16,8 @@ HOST_BIN  := $(BUILD)/host
 HOST_CC   := gcc
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror
 
-.PHONY: all deps kernel-tree kernel kernel-debug patches initramfs images host-tools boot \
-	check demo clean distclean
+.PHONY: all deps kernel-tree kernel kernel-debug patches initramfs images host-tools userspace boot \
+	check demo install clean distclean
 
 all: kernel initramfs images
 
@@ -36,7 +36,13 @@ kernel-debug: kernel-tree
 patches:
 	@./kernel/export-patches.sh
 
-host-tools: $(HOST_BIN)/fscorrupt
+host-tools: $(HOST_BIN)/fscorrupt userspace
+
+# fserrctl and its unit tests for the host (the guest's copy is built by
+# tests/mkinitramfs.sh).
+userspace: deps kernel-tree
+	@$(MAKE) -s -C userspace O=../$(BUILD)/userspace/host all \
+		../$(BUILD)/userspace/host/uevent_test ../$(BUILD)/userspace/host/fsstate_test
 
 $(HOST_BIN)/fscorrupt: tests/fscorrupt/fscorrupt.c | deps
 	@mkdir -p $(@D)
@@ -63,9 +69,17 @@ check: kernel $(if $(filter debug,$(FSERR_KERNELS)),kernel-debug) initramfs imag
 demo: kernel initramfs images host-tools
 	@./tests/demo.sh
 
+# Install fserrctl and its man page (DESTDIR, PREFIX as usual).
+install: deps
+	@$(MAKE) -C userspace O=../$(BUILD)/userspace/host install
+
 clean:
 	rm -rf $(BUILD)/run $(BUILD)/host $(BUILD)/initramfs $(GUEST_INITRD) $(BUILD)/images
 
 # Also drops the kernel tree, its objects and the ccache.
-distclean:
+dist# Install fserrctl and its man page (DESTDIR, PREFIX as usual).
+install: deps
+	@$(MAKE) -C userspace O=../$(BUILD)/userspace/host install
+
+clean:
 	rm -rf $(BUILD)

@@ -11,7 +11,10 @@ host_pkgs=(
 	linux-source-6.1 xz-utils git make bc bison flex libssl-dev libelf-dev
 	cpio ccache gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm mtools dosfstools e2fsprogs fdisk python3 python3-ply
+	libmount-dev clang
 )
+# arm64 libraries to cross-link the guest's programs against.
+arm64_pkgs=(libmount-dev:arm64)
 # arm64 packages that are unpacked into the guest, not installed.
 guest_debs=(busybox-static)
 
@@ -20,6 +23,10 @@ die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
 
 missing=()
 for p in "${host_pkgs[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing+=("$p")
+done
+for p in "${arm64_pkgs[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing+=("$p")
 done
@@ -32,7 +39,7 @@ done
 [ "$(id -u)" -eq 0 ] ||
 	die "missing ${missing[*]} ${missing_debs[*]}; run 'make deps' as root (it uses apt-get)"
 
-if [ ${#missing_debs[@]} -gt 0 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	say "adding the arm64 architecture for the guest's packages"
 	dpkg --add-architecture arm64
 fi

@@ -32,6 +32,30 @@ for src in "$top"/tests/guest/*.c; do
 		"$work/root/tests/$(basename "$src" .c)" "$src" -lpthread
 done
 $cc "${cflags[@]}" -o "$work/root/tests/fscorrupt" "$top/tests/fscorrupt/fscorrupt.c"
+
+# fserrctl links libmount, which Debian ships only as a shared library: add
+# the arm64 loader and every library it needs, found through readelf.
+make -s -C "$top/userspace" O="$top/build/userspace/arm64" CC=$cc >/dev/null
+mkdir -p "$work/root/lib/aarch64-linux-gnu" "$work/root/usr/sbin"
+cp "$top/build/userspace/arm64/fserrctl" "$work/root/usr/sbin/"
+cp -L /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 "$work/root/lib/"
+need=(fserrctl)
+seen=" "
+while [ ${#need[@]} -gt 0 ]; do
+	bin=${need[0]}
+	need=("${need[@]:1}")
+	file=$work/root/usr/sbin/$bin
+	[ -f "$file" ] || file=$work/root/lib/aarch64-linux-gnu/$bin
+	for lib in $(aarch64-linux-gnu-readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		case $seen in *" $lib "*) continue ;; esac
+		seen="$seen$lib "
+		src=$(compgen -G "/usr/lib/aarch64-linux-gnu/$lib" || compgen -G "/lib/aarch64-linux-gnu/$lib" ||
+		      compgen -G "/usr/aarch64-linux-gnu/lib/$lib") ||
+			die "$lib (needed by $bin) not found: run 'make deps' (libmount-dev:arm64)"
+		cp -L "$src" "$work/root/lib/aarch64-linux-gnu/$lib"
+		need+=("$lib")
+	done
+done
 cp "$top"/tests/scenarios/*.sh "$work/root/scenarios/"
 cp "$top/tests/demo/guest-demo.sh" "$work/root/scenarios/demo.sh"
 cp "$top/tests/lib/guest.sh" "$work/root/tests/guest.sh"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The test suite behind `make check`:
-#   1. host tests (fscorrupt against freshly made images), TAP;
+#   1. host tests: fscorrupt against freshly made images, the userspace
+#      unit tests and fserrctl's command line, a short fuzz run (TAP);
 #   2. every scenario in tests/scenarios/: a fresh copy of its SD card,
 #      damaged on the host by the scenario's prepare(), booted in QEMU; the
 #      guest half prints TAP, then the kernel log (with the KUnit KTAP).
@@ -74,7 +75,18 @@ kunit_results() { # LABEL DMESG
 }
 
 run_host_tests() {
+	local us=$top/build/userspace/host t
 	tap_results host/fscorrupt < <("$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt" 2>&1)
+	for t in uevent_test fsstate_test; do
+		tap_results "host/userspace/${t%_test}" < <("$us/$t" 2>&1)
+	done
+	tap_results host/fserrctl < <("$top/userspace/tests/fserrctl-test.sh" "$us/fserrctl" 2>&1)
+	if make -s -C "$top/userspace" fuzz-short O="$us" >"$us/fuzz.log" 2>&1; then
+		pass "host/fuzz: uevent parser, 2,000,000 libFuzzer runs without a crash"
+	else
+		fail "host/fuzz: uevent parser (see ${us#"$top"/}/fuzz.log)"
+		tail -n 20 "$us/fuzz.log" | sed 's/^/  | /'
+	fi
 }
 
 run_scenario() { # FILE KERNEL-VARIANT

@@ -30,3 +30,12 @@ blkdebug_fail_fat_entry() {
 		"$(fscorrupt --partition "$3" "$1" locate-fat "$4" | awk '{ print $5 }')" \
 		"the FAT sector with the first link of /$4 on p$3"
 }
+
+# fat_matrix_damage CARD: the four FAT corruptions that fat_matrix (in
+# lib/guest.sh) expects on p1, one per victim file.
+fat_matrix_damage() {
+	fscorrupt --partition 1 "$1" fat-dirent-bad-start DATA.BIN &&
+	fscorrupt --partition 1 "$1" fat-chain-past-end VICTIM2.BIN &&
+	fscorrupt --partition 1 "$1" fat-free-in-chain FREE.BIN &&
+	fscorrupt --partition 1 "$1" fat-size-past-chain DIR1/FILE1.TXT
+}

@@ -6,11 +6,8 @@
 CARD=fat32
 
 prepare() { # CARD-IMAGE RUN-DIR (on the host)
-	fscorrupt --partition 1 "$1" fat-dirent-bad-start DATA.BIN
-	fscorrupt --partition 1 "$1" fat-chain-past-end VICTIM2.BIN
-	fscorrupt --partition 1 "$1" fat-free-in-chain FREE.BIN
-	fscorrupt --partition 1 "$1" fat-size-past-chain DIR1/FILE1.TXT
-	fscorrupt --partition 2 "$1" ext2-dirent-bad-inode WALK/F1.TXT
+	fat_matrix_damage "$1" &&
+	fscorrupt --partition 2 "$1" ext2-dirent-bad-inode WALK/F1.TXT &&
 	fscorrupt --partition 2 "$1" ext2-dirent-bad-reclen DIR1/FILE2.TXT
 }
 

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fsstate.h"
+
+/* Read one attribute as a number; -EINVAL unless it is one number + "\n". */
+static int read_number(const char *dir, const char *attr, long long *out)
+{
+	char path[PATH_MAX + 32], buf[64], *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, attr);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	errno = 0;
+	*out = strtoll(buf, &end, 10);
+	if (errno || end == buf || (*end && strcmp(end, "\n")))
+		return -EINVAL;
+	return 0;
+}
+
+static int read_dev(const char *dir, dev_t *dev)
+{
+	char path[PATH_MAX + 8];
+	unsigned int maj, min;
+	char extra;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/dev", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%u:%u%c", &maj, &min, &extra) == 3 && extra == '\n';
+	fclose(f);
+	if (!ok)
+		return -EINVAL;
+	*dev = makedev(maj, min);
+	return 0;
+}
+
+/* @dir is ".../<family>/<id>". */
+static int split_dir(const char *dir, struct fserr_fs *fs)
+{
+	const char *id = strrchr(dir, '/'), *family;
+
+	if (!id || id == dir || !id[1])
+		return -EINVAL;
+	for (family = id - 1; family > dir && *family != '/'; family--)
+		;
+	if (*family != '/')
+		return -EINVAL;
+	snprintf(fs->id, sizeof(fs->id), "%s", id + 1);
+	snprintf(fs->family, sizeof(fs->family), "%.*s",
+		 (int)(id - family - 1), family + 1);
+	return 0;
+}
+
+int fserr_fs_read(const char *dir, struct fserr_fs *fs)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+		int is_int;
+	} attrs[] = {
+		{ "error_count", offsetof(struct fserr_fs, error_count), 0 },
+		{ "first_error_time", offsetof(struct fserr_fs, first_error_time), 0 },
+		{ "last_error_time", offsetof(struct fserr_fs, last_error_time), 0 },
+		{ "first_errno", offsetof(struct fserr_fs, first_errno), 1 },
+		{ "last_errno", offsetof(struct fserr_fs, last_errno), 1 },
+		{ "uevents_suppressed", offsetof(struct fserr_fs, uevents_suppressed), 0 },
+	};
+	long long v;
+	size_t i;
+	int err;
+
+	memset(fs, 0, sizeof(*fs));
+	if (snprintf(fs->dir, sizeof(fs->dir), "%s", dir) >= (int)sizeof(fs->dir))
+		return -ENAMETOOLONG;
+	err = split_dir(dir, fs);
+	if (err)
+		return err;
+
+	err = read_number(dir, "fs_fault", &v);
+	if (err)
+		return err;
+	if (v != 0 && v != 1)
+		return -EINVAL;
+	fs->fault = v;
+	err = read_dev(dir, &fs->dev);
+	if (err)
+		return err;
+	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		err = read_number(dir, attrs[i].name, &v);
+		if (err)
+			return err;
+		if (v < 0)
+			return -EINVAL;
+		if (attrs[i].is_int)
+			*(int *)((char *)fs + attrs[i].offset) = v;
+		else
+			*(long long *)((char *)fs + attrs[i].offset) = v;
+	}
+	return 0;
+}
+
+int fserr_fs_scan(const char *sysfs_fs,
+		  int (*cb)(const struct fserr_fs *fs, void *data), void *data)
+{
+	struct dirent *family, *entry;
+	char dir[PATH_MAX], probe[PATH_MAX + 16];
+	struct fserr_fs fs;
+	DIR *top, *sub;
+	int ret = 0, err;
+
+	top = opendir(sysfs_fs);
+	if (!top)
+		return -errno;
+	while (!ret && (family = readdir(top))) {
+		if (family->d_name[0] == '.')
+			continue;
+		if (snprintf(dir, sizeof(dir), "%s/%s", sysfs_fs, family->d_name) >= (int)sizeof(dir))
+			continue;
+		sub = opendir(dir);
+		if (!sub)
+			continue;
+		while (!ret && (entry = readdir(sub))) {
+			if (entry->d_name[0] == '.')
+				continue;
+			if (snprintf(probe, sizeof(probe), "%s/%s/fs_fault", dir,
+				     entry->d_name) >= (int)sizeof(probe) ||
+			    access(probe, F_OK))
+				continue;
+			probe[strlen(probe) - strlen("/fs_fault")] = '\0';
+			err = fserr_fs_read(probe, &fs);
+			if (err) {
+				fprintf(stderr, "fserr: skipping %s: %s\n", probe, strerror(-err));
+				continue;
+			}
+			ret = cb(&fs, data);
+		}
+		closedir(sub);
+	}
+	closedir(top);
+	return ret;
+}
+
+int fserr_fs_clear(const struct fserr_fs *fs)
+{
+	char path[PATH_MAX + 16];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/fs_fault", fs->dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "0", 1) != 1)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+struct libmnt_table *fserr_mounts_load(const char *path)
+{
+	struct libmnt_table *tb = mnt_new_table();
+
+	if (!tb) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (mnt_table_parse_file(tb, path ? path : "/proc/self/mountinfo")) {
+		mnt_unref_table(tb);
+		errno = EINVAL;
+		return NULL;
+	}
+	return tb;
+}
+
+struct libmnt_fs *fserr_mounts_first(struct libmnt_table *tb, dev_t dev)
+{
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs = NULL;
+
+	if (!it)
+		return NULL;
+	while (mnt_table_next_fs(tb, it, &fs) == 0)
+		if (mnt_fs_get_devno(fs) == dev)
+			break;
+	if (fs && mnt_fs_get_devno(fs) != dev)
+		fs = NULL;
+	mnt_free_iter(it);
+	return fs;
+}
+
+int fserr_mounts_of(struct libmnt_table *tb, dev_t dev, const char *sep,
+		    char *buf, size_t size)
+{
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	size_t used = 0;
+	int count = 0;
+
+	if (size)
+		buf[0] = '\0';
+	if (!it)
+		return 0;
+	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+		const char *target = mnt_fs_get_target(fs);
+		int n;
+
+		if (mnt_fs_get_devno(fs) != dev || !target)
+			continue;
+		n = snprintf(buf + used, size - used, "%s%s", count ? sep : "", target);
+		if (n < 0 || (size_t)n >= size - used)
+			break;
+		used += n;
+		count++;
+	}
+	mnt_free_iter(it);
+	return count;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fserr state of mounted filesystems: the kernel's directories
+ * /sys/fs/<family>/<id>/ (Documentation/ABI/testing/sysfs-fs-fserr), and
+ * the mount points that show each filesystem in this mount namespace
+ * (through libmount, never by parsing mountinfo by hand).
+ */
+#ifndef FSERR_FSSTATE_H
+#define FSERR_FSSTATE_H
+
+#include <libmount/libmount.h>
+#include <limits.h>
+#include <sys/types.h>
+
+struct fserr_fs {
+	char dir[PATH_MAX];		/* /sys/fs/<family>/<id> */
+	char family[32];
+	char id[64];
+	dev_t dev;
+	int fault;
+	unsigned long long error_count;
+	long long first_error_time, last_error_time;
+	int first_errno, last_errno;
+	unsigned long long uevents_suppressed;
+};
+
+/* Read the state in @dir. Returns 0, or -errno (-EINVAL for junk content). */
+int fserr_fs_read(const char *dir, struct fserr_fs *fs);
+
+/*
+ * Call @cb for every fserr directory under @sysfs_fs (normally "/sys/fs"):
+ * those with an fs_fault file. Directories that cannot be read are skipped
+ * with a warning. Stops at and returns @cb's first non-zero return value.
+ */
+int fserr_fs_scan(const char *sysfs_fs,
+		  int (*cb)(const struct fserr_fs *fs, void *data), void *data);
+
+/* Write "0" to fs_fault. Returns 0 or -errno (-EACCES, -EPERM: not root). */
+int fserr_fs_clear(const struct fserr_fs *fs);
+
+/*
+ * The mount table of this namespace, from @path (NULL: the process's own
+ * /proc/self/mountinfo). NULL on failure, with errno set.
+ */
+struct libmnt_table *fserr_mounts_load(const char *path);
+
+/*
+ * Join the mount points of device @dev in @tb with @sep, into @buf.
+ * Returns the number of mount points.
+ */
+int fserr_mounts_of(struct libmnt_table *tb, dev_t dev, const char *sep,
+		    char *buf, size_t size);
+
+/* The first mount of @dev in @tb, or NULL. */
+struct libmnt_fs *fserr_mounts_first(struct libmnt_table *tb, dev_t dev);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parsing of the kernel's netlink uevents, for the fserr uevent.
+ *
+ * The kernel sends "ACTION@DEVPATH" followed by NUL-terminated KEY=VALUE
+ * strings, all in one datagram (lib/kobject_uevent.c). fserr's uevent has
+ * SUBSYSTEM=fserr, ACTION=change, FS_FAULT=1 and the identity of the
+ * filesystem (Documentation/filesystems/fserr.rst).
+ */
+#ifndef FSERR_UEVENT_H
+#define FSERR_UEVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The kernel's limit for one uevent (UEVENT_BUFFER_SIZE). */
+#define FSERR_UEVENT_MAX 2048
+
+struct fserr_uevent {
+	char devpath[256];	/* /fs/<family>/<id> */
+	char fs_type[32];
+	char fs_id[32];
+	char uuid[40];		/* empty when the superblock has none */
+	unsigned int major, minor;
+	int fs_errno;		/* positive, the error that raised the fault */
+	unsigned long long error_count;
+	unsigned long long suppressed;
+};
+
+/*
+ * Parse one datagram. Returns 0 for an fserr fault uevent, filled into @ev;
+ * -ENOENT for a well-formed uevent that is not one (another subsystem or
+ * action); -EINVAL for a malformed message: not NUL-terminated, a variable
+ * without '=', a key twice, an empty or too long value, a number that
+ * is not one, or a required variable missing. Nothing is trusted that the
+ * checks did not cover.
+ */
+int fserr_uevent_parse(const char *buf, size_t len, struct fserr_uevent *ev);
+
+#endif

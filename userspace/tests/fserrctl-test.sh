@@ -1,0 +1,82 @@
+#!/bin/bash
+# Host tests of the fserrctl command line on a fake /sys/fs and a fake
+# mountinfo (TAP): the status table and JSON, clear by mount point and by
+# source, and clear errors and exit codes for bad input.
+#
+#   tests/fserrctl-test.sh FSERRCTL
+set -uo pipefail
+
+fserrctl=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+not_ok() { n=$((n + 1)); echo "not ok $n $*"; }
+check() { # NAME COMMAND...
+	local name=$1
+	shift
+	if "$@" >"$work/out" 2>&1; then ok "$name"; else not_ok "$name"; sed 's/^/# /' "$work/out"; fi
+}
+exits() { # STATUS COMMAND...: the command exits with STATUS
+	local want=$1
+	shift
+	"$@" >/dev/null 2>&1
+	[ $? -eq "$want" ]
+}
+
+fake_fs() { # FAMILY ID FAULT DEV
+	local d=$work/sys/$1/$2
+	mkdir -p "$d"
+	echo "$3" >"$d/fs_fault"
+	echo "$4" >"$d/dev"
+	echo 12 >"$d/error_count"
+	echo 1764700000 >"$d/first_error_time"
+	echo 1764700100 >"$d/last_error_time"
+	echo 117 >"$d/first_errno"
+	echo 5 >"$d/last_errno"
+	echo 0 >"$d/uevents_suppressed"
+}
+fake_fs fat mmcblk0p1 1 179:1
+fake_fs ext2 mmcblk0p2 0 179:2
+cat >"$work/mountinfo" <<'MI'
+21 1 0:19 / / rw - tmpfs tmp rw
+30 21 179:1 / /media/sd rw - vfat /dev/mmcblk0p1 rw,notify
+31 21 179:1 /DCIM /home/u/my\040photos rw - vfat /dev/mmcblk0p1 rw
+MI
+ctl() { "$fserrctl" --sysfs "$work/sys" --mountinfo "$work/mountinfo" "$@"; }
+
+check "status lists the faulted FAT volume with both mount points" \
+	bash -c "$(declare -f ctl); fserrctl='$fserrctl' work='$work'; ctl status | grep -E '^/media/sd,/home/u/my photos +vfat +/dev/mmcblk0p1 +179:1 +1 +12 '"
+check "status shows an fserr filesystem that is not mounted here" \
+	bash -c "$(declare -f ctl); fserrctl='$fserrctl' work='$work'; ctl status | grep -q '^(not mounted here) *ext2 *mmcblk0p2 *179:2 *0 '"
+check "status --json is valid JSON with the state" \
+	bash -c "$(declare -f ctl); fserrctl='$fserrctl' work='$work'; ctl status --json | python3 -c '
+import json, sys
+d = {e[\"dev\"]: e for e in json.load(sys.stdin)}
+assert d[\"179:1\"][\"mountpoints\"] == [\"/media/sd\", \"/home/u/my photos\"], d
+assert d[\"179:1\"][\"fs_fault\"] == 1 and d[\"179:1\"][\"error_count\"] == 12
+assert d[\"179:2\"][\"mountpoints\"] == [] and d[\"179:2\"][\"type\"] == \"ext2\"
+'"
+check "clear by mount point writes 0" bash -c \
+	"$(declare -f ctl); fserrctl='$fserrctl' work='$work'; ctl clear /media/sd && [ \"\$(cat '$work/sys/fat/mmcblk0p1/fs_fault')\" = 0 ]"
+echo 1 >"$work/sys/fat/mmcblk0p1/fs_fault"
+check "clear by mount source writes 0" bash -c \
+	"$(declare -f ctl); fserrctl='$fserrctl' work='$work'; ctl clear /dev/mmcblk0p1 && [ \"\$(cat '$work/sys/fat/mmcblk0p1/fs_fault')\" = 0 ]"
+echo 1 >"$work/sys/fat/mmcblk0p1/fs_fault"
+check "clear of an unknown mount point: exit 3, nothing written" bash -c \
+	"$(declare -f ctl exits); fserrctl='$fserrctl' work='$work'; exits 3 ctl clear /nowhere && [ \"\$(cat '$work/sys/fat/mmcblk0p1/fs_fault')\" = 1 ]"
+check "no command: exit 2" exits 2 "$fserrctl"
+check "unknown command: exit 2" exits 2 "$fserrctl" explode
+check "clear without an argument: exit 2" exits 2 "$fserrctl" clear
+check "status with a stray argument: exit 2" exits 2 "$fserrctl" status --yaml
+check "unreadable mount table: exit 1 with a message" bash -c \
+	"'$fserrctl' --mountinfo /nonexistent status 2>&1 >/dev/null | grep -q 'cannot read the mount table'"
+check "--help matches the man page's commands" bash -c \
+	"'$fserrctl' --help | grep -q '^  status' && '$fserrctl' --help | grep -q '^  clear' && '$fserrctl' --help | grep -q '^  watch'"
+chmod 0444 "$work/sys/fat/mmcblk0p1/fs_fault"
+if [ "$(id -u)" -ne 0 ]; then
+	check "clear without write permission: exit 4" bash -c \
+		"$(declare -f ctl exits); fserrctl='$fserrctl' work='$work'; exits 4 ctl clear /media/sd"
+fi
+echo "1..$n"

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host tests of the uevent parser on valid, truncated, oversized, forged and
+ * malformed messages. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "lib/uevent.h"
+
+/* Build a datagram from "\0"-separated text; returns its length. */
+#define MSG(s) (sizeof(s) - 1)
+
+static const char valid[] =
+	"change@/fs/fat/mmcblk0p1\0ACTION=change\0DEVPATH=/fs/fat/mmcblk0p1\0"
+	"SUBSYSTEM=fserr\0FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=mmcblk0p1\0MAJOR=179\0"
+	"MINOR=1\0FS_ERRNO=117\0FS_ERROR_COUNT=141\0FS_UEVENTS_SUPPRESSED=0\0SEQNUM=812\0";
+
+TEST(valid_fault)
+{
+	struct fserr_uevent ev;
+
+	ASSERT_EQ(0, fserr_uevent_parse(valid, MSG(valid), &ev));
+	EXPECT_STREQ("/fs/fat/mmcblk0p1", ev.devpath);
+	EXPECT_STREQ("vfat", ev.fs_type);
+	EXPECT_STREQ("mmcblk0p1", ev.fs_id);
+	EXPECT_EQ(179, ev.major);
+	EXPECT_EQ(1, ev.minor);
+	EXPECT_EQ(117, ev.fs_errno);
+	EXPECT_EQ(141, ev.error_count);
+	EXPECT_EQ(0, ev.suppressed);
+	EXPECT_STREQ("", ev.uuid);
+}
+
+TEST(uuid_is_kept)
+{
+	static const char m[] =
+		"change@/fs/ext2/vda\0ACTION=change\0DEVPATH=/fs/ext2/vda\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=ext2\0FS_ID=vda\0MAJOR=254\0MINOR=0\0"
+		"UUID=12345678-1234-1234-1234-123456789abc\0FS_ERRNO=5\0";
+	struct fserr_uevent ev;
+
+	ASSERT_EQ(0, fserr_uevent_parse(m, MSG(m), &ev));
+	EXPECT_STREQ("12345678-1234-1234-1234-123456789abc", ev.uuid);
+	EXPECT_EQ(5, ev.fs_errno);
+}
+
+TEST(other_subsystem_is_not_ours)
+{
+	static const char m[] =
+		"add@/devices/virtual/block/loop0\0ACTION=add\0"
+		"DEVPATH=/devices/virtual/block/loop0\0SUBSYSTEM=block\0SEQNUM=5\0";
+	struct fserr_uevent ev;
+
+	EXPECT_EQ(-ENOENT, fserr_uevent_parse(m, MSG(m), &ev));
+}
+
+TEST(udev_rebroadcast_is_not_ours)
+{
+	static const char m[] = "libudev\0\xfe\xed\xca\xfe";
+	struct fserr_uevent ev;
+
+	EXPECT_EQ(-ENOENT, fserr_uevent_parse(m, sizeof(m), &ev));
+}
+
+TEST(truncated_is_rejected)
+{
+	const char *errno_var = memmem(valid, MSG(valid), "FS_ERRNO=117", 12);
+	size_t complete = errno_var - valid + 13;	/* the last required one */
+	struct fserr_uevent ev;
+	size_t len;
+
+	/* A cut that does not end on a NUL, or that loses a required
+	 * variable, is refused; the optional tail may be cut. */
+	for (len = 1; len < MSG(valid); len++) {
+		int want = valid[len - 1] != '\0' || len < complete ? -EINVAL : 0;
+
+		EXPECT_EQ(want, fserr_uevent_parse(valid, len, &ev)) {
+			TH_LOG("cut at %zu", len);
+		}
+	}
+}
+
+TEST(oversized_is_rejected)
+{
+	static char big[FSERR_UEVENT_MAX + 2];
+	struct fserr_uevent ev;
+
+	memcpy(big, valid, MSG(valid));
+	EXPECT_EQ(-EINVAL, fserr_uevent_parse(big, sizeof(big), &ev));
+	EXPECT_EQ(-EINVAL, fserr_uevent_parse(NULL, 10, &ev));
+	EXPECT_EQ(-EINVAL, fserr_uevent_parse(valid, 0, &ev));
+}
+
+TEST(duplicate_key_is_forgery)
+{
+	static const char m[] =
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=1\0MINOR=1\0FS_ERRNO=5\0FS_ID=y\0";
+	struct fserr_uevent ev;
+
+	EXPECT_EQ(-EINVAL, fserr_uevent_parse(m, MSG(m), &ev));
+}
+
+TEST(malformed_variables)
+{
+	static const char *const bad[] = {
+		/* no '=' */
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0JUNK\0",
+		/* lowercase key */
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0fs_id=x\0",
+		/* header and DEVPATH disagree */
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/y\0SUBSYSTEM=fserr\0",
+		/* no '@' in the header */
+		"change\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0",
+		/* MAJOR not a number, then out of range, then negative */
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=1a\0MINOR=1\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=99999999999\0MINOR=1\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=-1\0MINOR=1\0FS_ERRNO=5\0",
+		/* FS_FAULT other than 1, FS_ERRNO 0, FS_ID missing */
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=0\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=1\0MINOR=1\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=1\0MINOR=1\0FS_ERRNO=0\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0MAJOR=1\0MINOR=1\0FS_ERRNO=5\0",
+		/* FS_ID longer than the kernel's s_id */
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=0123456789012345678901234567890123456789\0"
+		"MAJOR=1\0MINOR=1\0FS_ERRNO=5\0",
+	};
+	struct fserr_uevent ev;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *end = bad[i];
+
+		/* The length is up to the last "\0\0" of the literal. */
+		while (end[0] || end[1])
+			end++;
+		EXPECT_EQ(-EINVAL, fserr_uevent_parse(bad[i], end - bad[i] + 1, &ev)) {
+			TH_LOG("case %zu", i);
+		}
+	}
+}
+
+TEST_HARNESS_MAIN
