@@ -77,9 +77,5 @@ clean:
 	rm -rf $(BUILD)/run $(BUILD)/host $(BUILD)/initramfs $(GUEST_INITRD) $(BUILD)/images
 
 # Also drops the kernel tree, its objects and the ccache.
-dist# Install fserrctl and its man page (DESTDIR, PREFIX as usual).
-install: deps
-	@$(MAKE) -C userspace O=../$(BUILD)/userspace/host install
-
-clean:
+distclean:
 	rm -rf $(BUILD)

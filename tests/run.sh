@@ -59,7 +59,7 @@ tap_results() {
 }
 
 kernel_log_problems() { # < dmesg
-	grep -E 'WARNING:|BUG:|Oops|Unable to handle kernel|Kernel panic|Internal error|sleeping function called from invalid context|possible circular locking|possible recursive locking|inconsistent lock state|unreferenced object|KASAN|UBSAN|refcount_t:|ODEBUG:|list_add corruption|list_del corruption|blocked for more than'
+	grep -E 'WARNING:|BUG:|Oops|Unable to handle kernel|Kernel panic|Internal error|sleeping function called from invalid context|possible circular locking|possible recursive locking|inconsistent lock state|unreferenced object|KASAN|UBSAN|refcount_t:|ODEBUG:|list_add corruption|list_del corruption|blocked for more than|soft lockup|rcu.*stall'
 }
 
 # KUnit prints "    ok N name" per case inside the suite's subtest.

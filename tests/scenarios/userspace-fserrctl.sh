@@ -34,7 +34,7 @@ guest() {
 	wait $watcher 2>/dev/null
 	t "watch stops cleanly on SIGTERM" sh -c "! kill -0 $watcher 2>/dev/null"
 	t "a namespace without the volume sees it as not mounted there" sh -c \
-		"unshare -m --propagation private sh -c 'umount /mnt2 && umount /mnt && fserrctl status' | grep -q '^(not mounted here) *vfat *mmcblk0p1 *179:1 *1 '"
+		"unshare -m --propagation private sh -c 'umount /mnt2 && umount /mnt && fserrctl status' | grep -q '^(not mounted here) *fat *mmcblk0p1 *179:1 *1 '"
 	t "clear by the bind mount point" fserrctl clear /mnt2
 	t "fs_fault is 0 again" expect_eq 0 "$(attr fat mmcblk0p1 fs_fault)"
 	fserrctl clear /nowhere >/dev/null 2>&1
