@@ -42,7 +42,8 @@ host-tools: $(HOST_BIN)/fscorrupt userspace
 # tests/mkinitramfs.sh).
 userspace: deps kernel-tree
 	@$(MAKE) -s -C userspace O=../$(BUILD)/userspace/host all \
-		../$(BUILD)/userspace/host/uevent_test ../$(BUILD)/userspace/host/fsstate_test
+		../$(BUILD)/userspace/host/uevent_test ../$(BUILD)/userspace/host/fsstate_test \
+		../$(BUILD)/userspace/host/config_test
 
 $(HOST_BIN)/fscorrupt: tests/fscorrupt/fscorrupt.c | deps
 	@mkdir -p $(@D)
