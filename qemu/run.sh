@@ -53,7 +53,7 @@ if $interactive; then
 fi
 set +e
 timeout -k 5 "$timeout" $GUEST_QEMU "${args[@]}" </dev/null 2>&1 |
-	tr -d '\r' | tee "$log"
+	sed -u 's/\r$//' | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 if [ "$status" = 124 ]; then

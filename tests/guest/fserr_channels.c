@@ -42,6 +42,12 @@
 #define MNT "/mnt"
 #define PARAMS "/sys/module/fserr/parameters/"
 
+/* Line-buffered output through the pipe, so a hang shows which test hung. */
+static void __attribute__((constructor)) line_buffered(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 static const char *env(const char *name)
 {
 	const char *v = getenv(name);
