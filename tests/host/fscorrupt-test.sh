@@ -9,20 +9,13 @@ set -uo pipefail
 fscorrupt=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0
-
 if ! "$fscorrupt" --help >/dev/null; then
 	echo "Bail out! cannot run $fscorrupt"
 	exit 1
 fi
 
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $*"; }
-check() { # NAME COMMAND...
-	local name=$1
-	shift
-	if "$@" >"$work/out" 2>&1; then ok "$name"; else not_ok "$name"; sed 's/^/# /' "$work/out"; fi
-}
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 make_fat() { # BITS IMAGE
 	local spc
@@ -121,4 +114,4 @@ check "junk: unknown command refused" unchanged_after_failure "$img" explode wal
 check "junk: bad seed refused" unchanged_after_failure "$img" random -5 3
 check "junk: missing image refused" bash -o pipefail -c "! '$fscorrupt' '$work/none' info 2>/dev/null"
 
-echo "1..$n"
+tap_plan

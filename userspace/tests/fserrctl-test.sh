@@ -9,15 +9,8 @@ set -uo pipefail
 fserrctl=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0
-
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $*"; }
-check() { # NAME COMMAND...
-	local name=$1
-	shift
-	if "$@" >"$work/out" 2>&1; then ok "$name"; else not_ok "$name"; sed 's/^/# /' "$work/out"; fi
-}
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../../tests/lib/tap.sh"
 exits() { # STATUS COMMAND...: the command exits with STATUS
 	local want=$1
 	shift
@@ -79,4 +72,4 @@ if [ "$(id -u)" -ne 0 ]; then
 	check "clear without write permission: exit 4" bash -c \
 		"$(declare -f ctl exits); fserrctl='$fserrctl' work='$work'; exits 4 ctl clear /media/sd"
 fi
-echo "1..$n"
+tap_plan
