@@ -12,8 +12,9 @@ attrs() { # DIR
 
 guest() {
 	fat=/sys/fs/fat/mmcblk0p1
-	uevent_listen &
-	listener=$!
+	say "In the background, 'fserrctl watch' prints fserr uevents and, whenever this namespace's mountinfo wakes, the state (lines 'watch: ...')."
+	fserrctl watch 2>&1 | sed -u 's/^/    watch: /' &
+	sleep 0.5
 
 	say "The SD card: partition 1 is FAT32, partition 2 is ext2."
 	show "cat /proc/partitions | grep mmcblk"
@@ -40,6 +41,8 @@ guest() {
 	say "FAT logged the error and went read-only, as before; now userspace knows too:"
 	show "dmesg | grep 'FAT-fs (mmcblk0p1)' | tail -n 3"
 	attrs $fat
+	say "fserrctl maps the faulted filesystem to its mount points (libmount):"
+	show "fserrctl status"
 	say "Reading it 100 more times: error_count grows, but there is still only one uevent."
 	i=0
 	while [ $i -lt 100 ]; do cat /mnt/DATA.BIN >/dev/null 2>&1; i=$((i + 1)); done
@@ -48,7 +51,7 @@ guest() {
 
 	say "After a repair, root clears the state (junk is refused):"
 	show "echo 2 > $fat/fs_fault"
-	show "echo 0 > $fat/fs_fault; cat $fat/fs_fault"
+	show "fserrctl clear /mnt; cat $fat/fs_fault"
 	show "umount /mnt"
 
 	say "ext2 uses the same helper: a directory entry now names a reserved inode."
@@ -59,6 +62,5 @@ guest() {
 	attrs /sys/fs/ext2/mmcblk0p2
 	show "umount /mnt"
 	sleep 0.3
-	kill $listener
-	say "That is the kernel side. The daemon that repairs (fserrd) is the next step."
+	say "That is the kernel side and fserrctl. The daemon that repairs (fserrd) comes next."
 }
