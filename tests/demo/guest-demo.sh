@@ -13,7 +13,7 @@ attrs() { # DIR
 guest() {
 	fat=/sys/fs/fat/mmcblk0p1
 	say "In the background, 'fserrctl watch' prints fserr uevents and, whenever this namespace's mountinfo wakes, the state (lines 'watch: ...')."
-	fserrctl watch 2>&1 | sed -u 's/^/    watch: /' &
+	fserrctl watch 2>&1 | while IFS= read -r line; do echo "    watch: $line"; done &
 	sleep 0.5
 
 	say "The SD card: partition 1 is FAT32, partition 2 is ext2."
