@@ -22,7 +22,8 @@ bad() { printf 'series-check: FAIL %s\n' "$*"; failures=$((failures + 1)); }
 mapfile -t patches < <(find "$series" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort)
 
 for p in "${patches[@]}"; do
-	out=$(cd "$tree" && ./scripts/checkpatch.pl --strict --quiet "$p" 2>&1 || true)
+	# System python: spdxcheck.py needs python3-ply, which a pyenv python lacks.
+	out=$(cd "$tree" && PATH=/usr/bin:/bin:$PATH ./scripts/checkpatch.pl --strict --quiet "$p" 2>&1 || true)
 	errors=$(grep -c '^ERROR:' <<<"$out" || true)
 	warnings=$(grep -c '^WARNING:' <<<"$out" || true)
 	checks=$(grep '^CHECK:' <<<"$out" | sort | uniq -c | sed 's/^ */  /' || true)
