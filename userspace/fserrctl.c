@@ -125,11 +125,11 @@ static int status_one(const struct fserr_fs *fs, void *data)
 		json_string(source);
 		printf(", \"dev\": \"%s\", \"sysfs\": ", devno);
 		json_string(fs->dir);
-		printf(", \"fs_fault\": %d, \"error_count\": %llu, "
+		printf(", \"fs_fault\": %d, \"error_count\": %llu, \"fault_count\": %llu, "
 		       "\"first_error_time\": %lld, \"last_error_time\": %lld, "
 		       "\"first_errno\": %d, \"last_errno\": %d, "
 		       "\"uevents_suppressed\": %llu}",
-		       fs->fault, fs->error_count, fs->first_error_time,
+		       fs->fault, fs->error_count, fs->fault_count, fs->first_error_time,
 		       fs->last_error_time, fs->first_errno, fs->last_errno,
 		       fs->uevents_suppressed);
 	} else {

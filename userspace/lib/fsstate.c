@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -78,12 +79,14 @@ int fserr_fs_read(const char *dir, struct fserr_fs *fs)
 		int is_int;
 	} attrs[] = {
 		{ "error_count", offsetof(struct fserr_fs, error_count), 0 },
+		{ "fault_count", offsetof(struct fserr_fs, fault_count), 0 },
 		{ "first_error_time", offsetof(struct fserr_fs, first_error_time), 0 },
 		{ "last_error_time", offsetof(struct fserr_fs, last_error_time), 0 },
 		{ "first_errno", offsetof(struct fserr_fs, first_errno), 1 },
 		{ "last_errno", offsetof(struct fserr_fs, last_errno), 1 },
 		{ "uevents_suppressed", offsetof(struct fserr_fs, uevents_suppressed), 0 },
 	};
+	struct stat st;
 	long long v;
 	size_t i;
 	int err;
@@ -94,6 +97,13 @@ int fserr_fs_read(const char *dir, struct fserr_fs *fs)
 	err = split_dir(dir, fs);
 	if (err)
 		return err;
+	/*
+	 * sysfs gives every kobject's directory an inode number of its own,
+	 * so it tells one mount of a device from the next.
+	 */
+	if (stat(dir, &st))
+		return -errno;
+	fs->ino = st.st_ino;
 
 	err = read_number(dir, "fs_fault", &v);
 	if (err)

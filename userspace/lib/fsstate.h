@@ -17,8 +17,10 @@ struct fserr_fs {
 	char family[32];
 	char id[64];
 	dev_t dev;
+	ino_t ino;			/* of dir: differs for every mount */
 	int fault;
 	unsigned long long error_count;
+	unsigned long long fault_count;	/* 0->1 raises since mount */
 	long long first_error_time, last_error_time;
 	int first_errno, last_errno;
 	unsigned long long uevents_suppressed;

@@ -24,6 +24,7 @@ fake_fs() { # FAMILY ID FAULT DEV
 	echo "$3" >"$d/fs_fault"
 	echo "$4" >"$d/dev"
 	echo 12 >"$d/error_count"
+	echo 1 >"$d/fault_count"
 	echo 1764700000 >"$d/first_error_time"
 	echo 1764700100 >"$d/last_error_time"
 	echo 117 >"$d/first_errno"

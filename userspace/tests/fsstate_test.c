@@ -38,6 +38,7 @@ static void fake_fs(const char *root, const char *family, const char *id,
 	put(dir, "fs_fault", fault);
 	put(dir, "dev", dev);
 	put(dir, "error_count", "7\n");
+	put(dir, "fault_count", "3\n");
 	put(dir, "first_error_time", "1764700000\n");
 	put(dir, "last_error_time", "1764700100\n");
 	put(dir, "first_errno", "117\n");
@@ -109,6 +110,8 @@ TEST_F(tree, read_gives_all_counters)
 	EXPECT_STREQ("mmcblk0p1", fs.id);
 	EXPECT_EQ(1, fs.fault);
 	EXPECT_EQ(7, fs.error_count);
+	EXPECT_EQ(3, fs.fault_count);
+	EXPECT_NE(0, fs.ino);
 	EXPECT_EQ(1764700000, fs.first_error_time);
 	EXPECT_EQ(117, fs.first_errno);
 	EXPECT_EQ(5, fs.last_errno);

@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fserrd: act on filesystem faults that the kernel reports through fserr.
+ * See fserrd.8.
+ *
+ * Every channel only says "look again": the uevent, poll() on each
+ * fs_fault, the mountinfo wake-up and FAN_FS_ERROR. What fserrd acts on is
+ * always the state it reads from sysfs, so a lost or merged event costs
+ * nothing, and a fault that happened while fserrd was not running is
+ * found at start. The state file remembers which faults were handled
+ * (inode of the fserr directory + fault_count), so none is handled twice.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fserrd.h"
+#include "lib/uevent.h"
+
+#define DEFAULT_CONFIG "/etc/fserrd.conf"
+#define DEFAULT_STATE "/run/fserrd/state"
+#define MAX_WATCHES 1024
+
+enum { EXIT_USAGE = 2, EXIT_CONFIG = 3 };
+
+static volatile sig_atomic_t stop_signal, reload;
+static bool verbose;
+
+static void usage(FILE *to)
+{
+	fprintf(to,
+"usage: fserrd [OPTIONS]\n"
+"\n"
+"Watch every filesystem with fserr state and act on faults.\n"
+"\n"
+"Options:\n"
+"  -c, --config FILE        policy file (default " DEFAULT_CONFIG ";\n"
+"                           built-in policy 'log' when that file is absent)\n"
+"  -p, --policy POLICY      default policy: log, remount-ro, repair or\n"
+"                           'exec /PROGRAM [ARGS]' (overrides 'default')\n"
+"  -l, --repair-limit N     repairs per device per hour (overrides the file)\n"
+"  -s, --state FILE         state file (default " DEFAULT_STATE ")\n"
+"      --sysfs DIR          where the fserr directories are (default /sys/fs)\n"
+"      --check-config       check the policy file and exit\n"
+"  -v, --verbose            also log which channel woke fserrd\n"
+"  -h, --help               this text\n"
+"\n"
+"SIGTERM and SIGINT stop fserrd after the action in progress; SIGHUP\n"
+"reloads the policy file (a broken file is refused, the old policy stays).\n"
+"Exit status: 0 stopped by a signal, 1 failure, 2 bad usage, 3 bad policy.\n");
+}
+
+const char *fserrd_errno_name(int e)
+{
+	switch (e) {
+	case 0: return "none";
+	case EIO: return "EIO";
+	case EUCLEAN: return "EUCLEAN";
+	case ENOMEM: return "ENOMEM";
+	case EROFS: return "EROFS";
+	default: return "other";
+	}
+}
+
+static bool needs_quotes(const char *s)
+{
+	if (!*s)
+		return true;
+	for (; *s; s++)
+		if (*s == ' ' || *s == '"' || *s == '\\' || *s == '=' ||
+		    (unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+void fserrd_log(const char *what, ...)
+{
+	char line[8192], stamp[32];
+	size_t used;
+	const char *key, *val;
+	time_t now = time(NULL);
+	struct tm tm;
+	va_list ap;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	used = snprintf(line, sizeof(line), "%s fserrd: %s", stamp, what);
+	va_start(ap, what);
+	while ((key = va_arg(ap, const char *)) && used < sizeof(line) - 8) {
+		val = va_arg(ap, const char *);
+		if (!val)
+			val = "";
+		used += snprintf(line + used, sizeof(line) - used, " %s=", key);
+		if (!needs_quotes(val)) {
+			used += snprintf(line + used, sizeof(line) - used, "%s", val);
+			continue;
+		}
+		line[used++] = '"';
+		for (; *val && used < sizeof(line) - 8; val++) {
+			unsigned char c = *val;
+
+			if (c == '"' || c == '\\')
+				used += sprintf(line + used, "\\%c", c);
+			else if (c == '\n')
+				used += sprintf(line + used, "\\n");
+			else if (c < 0x20 || c == 0x7f)
+				used += sprintf(line + used, "\\x%02x", c);
+			else
+				line[used++] = c;
+		}
+		line[used++] = '"';
+		line[used] = '\0';
+	}
+	va_end(ap);
+	fprintf(stderr, "%s\n", line);
+}
+
+void fserrd_save_state(struct fserrd *d)
+{
+	int err = fserr_state_save(d->state_path, &d->state);
+
+	if (err)
+		fserrd_log("state-not-saved", "file", d->state_path, "error", strerror(-err), NULL);
+}
+
+/* --- configuration ------------------------------------------------------ */
+
+struct options {
+	const char *config;
+	bool config_given;
+	const char *policy;
+	const char *repair_limit;
+};
+
+/* The file (if any) and then the command line, as one policy. */
+static int load_config(const struct options *o, struct fserr_config *cfg)
+{
+	char err[512], *text = NULL, *all;
+	struct fserr_config scratch;
+	size_t size = 0;
+	FILE *mem;
+	int ret;
+
+	/* The command line alone first, so its errors name it. */
+	mem = open_memstream(&text, &size);
+	if (!mem)
+		return -1;
+	if (o->policy)
+		fprintf(mem, "default %s\n", o->policy);
+	if (o->repair_limit)
+		fprintf(mem, "repair-limit %s\n", o->repair_limit);
+	fclose(mem);
+	fserr_config_init(&scratch);
+	ret = fserr_config_parse("command line", text, &scratch, err, sizeof(err));
+	fserr_config_free(&scratch);
+	if (ret) {
+		fprintf(stderr, "fserrd: %s\n", err);
+		free(text);
+		return -1;
+	}
+	fserr_config_init(&scratch);
+	if (o->config_given || !access(o->config, F_OK)) {
+		if (fserr_config_load(o->config, &scratch, err, sizeof(err))) {
+			fprintf(stderr, "fserrd: %s\n", err);
+			free(text);
+			return -1;
+		}
+	}
+	fserr_config_free(&scratch);
+	/* Valid apart; parse them together so that the command line wins. */
+	if (o->config_given || !access(o->config, F_OK)) {
+		FILE *f = fopen(o->config, "re");
+		char *file = NULL;
+		size_t fsize = 0;
+
+		if (f && getdelim(&file, &fsize, '\0', f) < 0 && !ferror(f)) {
+			free(file);
+			file = strdup("");	/* an empty file */
+		}
+		if (!f || ferror(f) || !file) {
+			fprintf(stderr, "fserrd: %s: %m\n", o->config);
+			if (f)
+				fclose(f);
+			free(file);
+			free(text);
+			return -1;
+		}
+		fclose(f);
+		if (asprintf(&all, "%s\n%s", file, text) < 0)
+			all = NULL;
+		free(file);
+	} else {
+		all = strdup(text);
+	}
+	free(text);
+	if (!all)
+		return -1;
+	fserr_config_init(&scratch);
+	ret = fserr_config_parse(o->config, all, &scratch, err, sizeof(err));
+	free(all);
+	if (ret) {
+		fprintf(stderr, "fserrd: %s\n", err);
+		return -1;
+	}
+	fserr_config_free(cfg);
+	*cfg = scratch;
+	return 0;
+}
+
+static void log_config(const struct fserr_config *cfg, const char *what)
+{
+	char limit[16], timeout[16], rules[16];
+
+	snprintf(limit, sizeof(limit), "%u", cfg->repair_limit);
+	snprintf(timeout, sizeof(timeout), "%u", cfg->exec_timeout);
+	snprintf(rules, sizeof(rules), "%zu", cfg->nr_rules);
+	fserrd_log(what, "default", fserr_policy_name(cfg->fallback.policy),
+		   "rules", rules, "repair-limit", limit, "exec-timeout", timeout, NULL);
+}
+
+/* --- the state of the filesystems ---------------------------------------- */
+
+struct watch {
+	ino_t ino;
+	int fd;			/* fs_fault, for poll() */
+	bool marked;		/* FAN_FS_ERROR mark added */
+};
+
+struct daemon {
+	struct fserrd d;
+	int uevent_fd, mountinfo_fd, fanotify_fd;
+	struct watch *watches;
+	size_t nr_watches;
+};
+
+struct scan {
+	struct fserr_fs *fs;
+	size_t nr, cap;
+};
+
+static int collect(const struct fserr_fs *fs, void *data)
+{
+	struct scan *s = data;
+
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		struct fserr_fs *bigger = realloc(s->fs, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return -1;
+		s->fs = bigger;
+		s->cap = cap;
+	}
+	s->fs[s->nr++] = *fs;
+	return 0;
+}
+
+/* Fill the parts of @f that come from the mount table. */
+static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
+{
+	struct libmnt_iter *it = tb ? mnt_new_iter(MNT_ITER_FORWARD) : NULL;
+	struct libmnt_fs *m, *first = NULL;
+
+	snprintf(f->fstype, sizeof(f->fstype), "%s", f->fs.family);
+	snprintf(f->source, sizeof(f->source), "%s", f->fs.id);
+	f->first_mount[0] = '\0';
+	f->mountpoints[0] = f->mountpoints_nl[0] = '\0';
+	if (!it)
+		return;
+	fserr_mounts_of(tb, f->fs.dev, ",", f->mountpoints, sizeof(f->mountpoints));
+	fserr_mounts_of(tb, f->fs.dev, "\n", f->mountpoints_nl, sizeof(f->mountpoints_nl));
+	while (mnt_table_next_fs(tb, it, &m) == 0) {
+		if (mnt_fs_get_devno(m) != f->fs.dev)
+			continue;
+		if (!first)
+			first = m;
+		if (!*f->first_mount && mnt_fs_get_root(m) && !strcmp(mnt_fs_get_root(m), "/") &&
+		    mnt_fs_get_target(m))
+			snprintf(f->first_mount, sizeof(f->first_mount), "%s", mnt_fs_get_target(m));
+	}
+	if (first && mnt_fs_get_fstype(first))
+		snprintf(f->fstype, sizeof(f->fstype), "%s", mnt_fs_get_fstype(first));
+	if (first && mnt_fs_get_source(first))
+		snprintf(f->source, sizeof(f->source), "%s", mnt_fs_get_source(first));
+	mnt_free_iter(it);
+}
+
+/* A mount point rule for any of the mount points, else the type, else default. */
+static const struct fserr_action *choose(const struct fserr_config *cfg,
+					 const struct fserrd_fault *f)
+{
+	const struct fserr_action *a;
+	char mps[sizeof(f->mountpoints_nl)], *mp, *save = NULL;
+
+	snprintf(mps, sizeof(mps), "%s", f->mountpoints_nl);
+	for (mp = strtok_r(mps, "\n", &save); mp; mp = strtok_r(NULL, "\n", &save)) {
+		a = fserr_config_action(cfg, NULL, mp);
+		if (a != &cfg->fallback)
+			return a;
+	}
+	return fserr_config_action(cfg, f->fstype, NULL);
+}
+
+static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fserr_fs *fs)
+{
+	struct fserrd *d = &dm->d;
+	const struct fserr_action *a;
+	struct fserrd_fault f = { .fs = *fs };
+	char devno[32], first_errno[16], errors[32], faults[32], when[32];
+	time_t t = fs->first_error_time;
+	struct tm tm;
+
+	describe(tb, &f);
+	a = choose(&d->cfg, &f);
+	snprintf(devno, sizeof(devno), "%u:%u", major(fs->dev), minor(fs->dev));
+	snprintf(first_errno, sizeof(first_errno), "%d", fs->first_errno);
+	snprintf(errors, sizeof(errors), "%llu", fs->error_count);
+	snprintf(faults, sizeof(faults), "%llu", fs->fault_count);
+	if (t && gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	else
+		snprintf(when, sizeof(when), "-");
+	/* Remembered first: an action is never run twice for one fault. */
+	fserr_state_set_handled(&d->state, fs->ino, fs->fault_count);
+	fserrd_save_state(d);
+	fserrd_log("fault", "type", f.fstype, "device", f.source, "dev", devno,
+		   "mountpoints", *f.mountpoints ? f.mountpoints : "-",
+		   "first_errno", first_errno, "first_error", fserrd_errno_name(fs->first_errno),
+		   "first_error_time", when, "error_count", errors, "fault_count", faults,
+		   "sysfs", fs->dir, "policy", fserr_policy_name(a->policy), NULL);
+	fserrd_act(d, a, &f);
+}
+
+static struct watch *find_watch(struct daemon *dm, ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < dm->nr_watches; i++)
+		if (dm->watches[i].ino == ino)
+			return &dm->watches[i];
+	return NULL;
+}
+
+/* Read fs_fault to arm poll(); the content does not matter here. */
+static void rearm(int fd)
+{
+	char buf[16];
+
+	if (lseek(fd, 0, SEEK_SET) == 0)
+		(void)!read(fd, buf, sizeof(buf));
+}
+
+/* Watch exactly the filesystems of @s: fs_fault fds and fanotify marks. */
+static void update_watches(struct daemon *dm, const struct scan *s,
+			   struct libmnt_table *tb)
+{
+	struct watch *next = calloc(s->nr ? s->nr : 1, sizeof(*next));
+	size_t i, n = 0;
+
+	if (!next)
+		return;
+	for (i = 0; i < s->nr && n < MAX_WATCHES; i++) {
+		struct watch *old = find_watch(dm, s->fs[i].ino);
+		char path[PATH_MAX + 16];
+
+		if (old) {
+			next[n++] = *old;
+			old->fd = -1;
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/fs_fault", s->fs[i].dir);
+		next[n].ino = s->fs[i].ino;
+		next[n].fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (next[n].fd < 0)
+			continue;
+		rearm(next[n].fd);
+		n++;
+	}
+	for (i = 0; i < dm->nr_watches; i++)
+		if (dm->watches[i].fd >= 0)
+			close(dm->watches[i].fd);
+	free(dm->watches);
+	dm->watches = next;
+	dm->nr_watches = n;
+
+	/* FAN_FS_ERROR marks, through a mount point of each filesystem. */
+	if (dm->fanotify_fd < 0)
+		return;
+	for (i = 0; i < s->nr; i++) {
+		struct watch *w = find_watch(dm, s->fs[i].ino);
+		struct libmnt_fs *m = tb ? fserr_mounts_first(tb, s->fs[i].dev) : NULL;
+
+		if (!w || w->marked || !m || !mnt_fs_get_target(m))
+			continue;
+		if (fanotify_mark(dm->fanotify_fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+				  FAN_FS_ERROR, AT_FDCWD, mnt_fs_get_target(m))) {
+			fserrd_log("fanotify-mark-failed", "mountpoint", mnt_fs_get_target(m),
+				   "error", strerror(errno), NULL);
+			continue;
+		}
+		w->marked = true;
+	}
+}
+
+static bool in_scan(unsigned long long ino, void *data)
+{
+	const struct scan *s = data;
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if ((unsigned long long)s->fs[i].ino == ino)
+			return true;
+	return false;
+}
+
+/* Read the state of every fserr filesystem and handle the new faults. */
+static void rescan(struct daemon *dm, const char *why)
+{
+	struct libmnt_table *tb = fserr_mounts_load(NULL);
+	struct scan s = { 0 };
+	size_t i, before = dm->d.state.nr_handled;
+	int err;
+
+	if (verbose)
+		fserrd_log("rescan", "why", why, NULL);
+	if (!tb)
+		fserrd_log("mount-table-unreadable", "error", strerror(errno), NULL);
+	err = fserr_fs_scan(dm->d.sysfs_fs, collect, &s);
+	if (err < 0 && err != -1)
+		fserrd_log("sysfs-unreadable", "dir", dm->d.sysfs_fs, "error", strerror(-err), NULL);
+	for (i = 0; i < s.nr; i++)
+		if (s.fs[i].fault &&
+		    !fserr_state_is_handled(&dm->d.state, s.fs[i].ino, s.fs[i].fault_count))
+			handle(dm, tb, &s.fs[i]);
+	fserr_state_keep_handled(&dm->d.state, in_scan, &s);
+	if (dm->d.state.nr_handled != before)
+		fserrd_save_state(&dm->d);
+	update_watches(dm, &s, tb);
+	free(s.fs);
+	mnt_unref_table(tb);
+}
+
+/* --- channels ------------------------------------------------------------ */
+
+static int open_uevent(void)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int size = 2 * 1024 * 1024;
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_KOBJECT_UEVENT);
+	if (fd < 0)
+		return -1;
+	/* Past rmem_max if privileged; otherwise as much as allowed. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Drain the uevent socket; true if a rescan is due. */
+static bool read_uevents(int fd, const char **why)
+{
+	char buf[FSERR_UEVENT_MAX + 1];
+	struct fserr_uevent ev;
+	bool due = false;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (n < 0 && errno == ENOBUFS) {
+			/* Some were lost: trust only a full rescan. */
+			*why = "uevents-lost";
+			due = true;
+			continue;
+		}
+		if (n < 0)
+			break;
+		if (n > 0 && fserr_uevent_parse(buf, n, &ev) == 0) {
+			if (!due)
+				*why = "uevent";
+			due = true;
+		}
+	}
+	return due;
+}
+
+static bool read_fanotify(int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+	bool any = false;
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		any = true;
+	return any;
+}
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	reload = 1;
+}
+
+static void read_boot_id(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	snprintf(buf, size, "-");
+	if (f) {
+		if (fgets(buf, size, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+static void load_state(struct fserrd *d, const char *boot_id)
+{
+	char err[256] = "", damaged[PATH_MAX + 16];
+	int ret = fserr_state_load(d->state_path, &d->state, err, sizeof(err));
+	size_t i;
+
+	if (ret == -ENOENT)
+		return;
+	if (ret) {
+		snprintf(damaged, sizeof(damaged), "%s.damaged", d->state_path);
+		rename(d->state_path, damaged);
+		fserrd_log("state-damaged", "file", d->state_path,
+			   "error", *err ? err : strerror(-ret), "moved-to", damaged, NULL);
+		fserr_state_init(&d->state, boot_id);
+		return;
+	}
+	if (!strcmp(d->state.boot_id, boot_id))
+		return;
+	/* Another boot: its directories and mounts are gone. */
+	d->state.nr_handled = 0;
+	if (d->state.step != FSERR_STEP_NONE) {
+		for (i = 0; i < d->state.nr_mounts; i++)
+			fserrd_log("repair-interrupted-by-reboot",
+				   "step", fserr_step_name(d->state.step),
+				   "mountpoint", d->state.mounts[i].target,
+				   "device", d->state.mounts[i].source,
+				   "advice", "check the filesystem and its mount", NULL);
+		fserr_state_end_repair(&d->state);
+	}
+	snprintf(d->state.boot_id, sizeof(d->state.boot_id), "%s", boot_id);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "repair-limit", required_argument, NULL, 'l' },
+		{ "state", required_argument, NULL, 's' },
+		{ "sysfs", required_argument, NULL, 'S' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct options o = { .config = DEFAULT_CONFIG };
+	struct daemon dm = { .uevent_fd = -1, .mountinfo_fd = -1, .fanotify_fd = -1 };
+	struct fserrd *d = &dm.d;
+	struct sigaction stop = { .sa_handler = on_stop }, hup = { .sa_handler = on_hup };
+	bool check_only = false;
+	char boot_id[40], *slash, dir[PATH_MAX];
+	struct pollfd *pfd = NULL;
+	int c;
+
+	d->state_path = DEFAULT_STATE;
+	d->sysfs_fs = "/sys/fs";
+	while ((c = getopt_long(argc, argv, "c:p:l:s:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o.config = optarg;
+			o.config_given = true;
+			break;
+		case 'p':
+			o.policy = optarg;
+			break;
+		case 'l':
+			o.repair_limit = optarg;
+			break;
+		case 's':
+			d->state_path = optarg;
+			break;
+		case 'S':
+			d->sysfs_fs = optarg;
+			break;
+		case 'C':
+			check_only = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "fserrd: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	fserr_config_init(&d->cfg);
+	if (load_config(&o, &d->cfg))
+		return EXIT_CONFIG;
+	if (check_only) {
+		printf("fserrd: %s: the policy is valid\n", o.config);
+		return 0;
+	}
+
+	if (chdir("/"))
+		return EXIT_FAILURE;
+	/* The state file's directory, e.g. /run/fserrd */
+	snprintf(dir, sizeof(dir), "%s", d->state_path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0700);
+	}
+	read_boot_id(boot_id, sizeof(boot_id));
+	fserr_state_init(&d->state, boot_id);
+	load_state(d, boot_id);
+
+	sigaction(SIGTERM, &stop, NULL);
+	sigaction(SIGINT, &stop, NULL);
+	sigaction(SIGHUP, &hup, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	dm.uevent_fd = open_uevent();
+	if (dm.uevent_fd < 0)
+		fserrd_log("channel-unavailable", "channel", "uevent", "error", strerror(errno), NULL);
+	dm.mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (dm.mountinfo_fd < 0)
+		fserrd_log("channel-unavailable", "channel", "mountinfo", "error", strerror(errno), NULL);
+	dm.fanotify_fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_FID,
+				       O_RDONLY | O_CLOEXEC);
+	if (dm.fanotify_fd < 0)
+		fserrd_log("channel-unavailable", "channel", "fanotify", "error", strerror(errno), NULL);
+	log_config(&d->cfg, "start");
+
+	fserrd_resume(d);
+	rescan(&dm, "start");
+	while (!stop_signal) {
+		const char *why = NULL;
+		size_t i, n = 0;
+		struct pollfd *bigger = realloc(pfd, (dm.nr_watches + 3) * sizeof(*pfd));
+
+		if (!bigger) {
+			fserrd_log("out-of-memory", NULL);
+			break;
+		}
+		pfd = bigger;
+		if (reload) {
+			reload = 0;
+			if (load_config(&o, &d->cfg))
+				fserrd_log("reload-refused", "file", o.config,
+					   "why", "see the message above; the old policy stays", NULL);
+			else
+				log_config(&d->cfg, "reloaded");
+			why = "reload";
+			goto scan;
+		}
+		pfd[n++] = (struct pollfd){ .fd = dm.uevent_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = dm.mountinfo_fd, .events = POLLPRI };
+		pfd[n++] = (struct pollfd){ .fd = dm.fanotify_fd, .events = POLLIN };
+		for (i = 0; i < dm.nr_watches; i++)
+			pfd[n++] = (struct pollfd){ .fd = dm.watches[i].fd, .events = POLLPRI };
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fserrd_log("poll-failed", "error", strerror(errno), NULL);
+			break;
+		}
+		if ((pfd[0].revents & POLLIN) && read_uevents(dm.uevent_fd, &why) && verbose)
+			fserrd_log("wake", "channel", why, NULL);
+		if (pfd[1].revents & (POLLPRI | POLLERR)) {
+			why = "mountinfo";
+			if (verbose)
+				fserrd_log("wake", "channel", why, NULL);
+		}
+		if ((pfd[2].revents & POLLIN) && read_fanotify(dm.fanotify_fd)) {
+			why = "fanotify";
+			if (verbose)
+				fserrd_log("wake", "channel", why, NULL);
+		}
+		for (i = 3; i < n; i++) {
+			if (!(pfd[i].revents & (POLLPRI | POLLERR)))
+				continue;
+			rearm(pfd[i].fd);
+			why = "fs_fault";
+			if (verbose)
+				fserrd_log("wake", "channel", why, NULL);
+		}
+scan:
+		if (why)
+			rescan(&dm, why);
+	}
+	fserrd_log("stop", "signal", stop_signal ? strsignal(stop_signal) : "none", NULL);
+	free(pfd);
+	fserr_config_free(&d->cfg);
+	fserr_state_free(&d->state);
+	return stop_signal ? 0 : EXIT_FAILURE;
+}

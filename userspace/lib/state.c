@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "state.h"
+
+#define HOUR 3600
+
+static const char *const step_names[] = {
+	[FSERR_STEP_NONE] = "none",
+	[FSERR_STEP_UNMOUNT] = "unmount",
+	[FSERR_STEP_FSCK] = "fsck",
+	[FSERR_STEP_MOUNT] = "mount",
+};
+
+const char *fserr_step_name(enum fserr_repair_step step)
+{
+	return step_names[step];
+}
+
+void fserr_state_init(struct fserr_state *st, const char *boot_id)
+{
+	memset(st, 0, sizeof(*st));
+	snprintf(st->boot_id, sizeof(st->boot_id), "%s", boot_id);
+}
+
+static void free_mount(struct fserr_saved_mount *m)
+{
+	free(m->target);
+	free(m->source);
+	free(m->fstype);
+	free(m->root);
+	free(m->options);
+	memset(m, 0, sizeof(*m));
+}
+
+void fserr_state_end_repair(struct fserr_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_mounts; i++)
+		free_mount(&st->mounts[i]);
+	st->nr_mounts = 0;
+	st->step = FSERR_STEP_NONE;
+	st->major = st->minor = 0;
+	st->fsck_failed = false;
+}
+
+void fserr_state_free(struct fserr_state *st)
+{
+	fserr_state_end_repair(st);
+}
+
+char *fserr_escape(const char *in)
+{
+	char *out = malloc(strlen(in) * 4 + 1), *p = out;
+
+	if (!out)
+		return NULL;
+	for (; *in; in++) {
+		if (*in == ' ' || *in == '\t' || *in == '\n' || *in == '\\')
+			p += sprintf(p, "\\%03o", (unsigned char)*in);
+		else
+			*p++ = *in;
+	}
+	*p = '\0';
+	return out;
+}
+
+char *fserr_unescape(const char *in)
+{
+	char *out = malloc(strlen(in) + 1), *p = out;
+
+	if (!out)
+		return NULL;
+	while (*in) {
+		if (*in != '\\') {
+			*p++ = *in++;
+			continue;
+		}
+		if (in[1] < '0' || in[1] > '3' || in[2] < '0' || in[2] > '7' ||
+		    in[3] < '0' || in[3] > '7') {
+			free(out);
+			return NULL;
+		}
+		*p++ = (in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0');
+		in += 4;
+	}
+	*p = '\0';
+	if (memchr(out, '\0', p - out)) {	/* \000 would cut the path */
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+bool fserr_state_is_handled(const struct fserr_state *st,
+			    unsigned long long ino, unsigned long long fault_count)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_handled; i++)
+		if (st->handled[i].ino == ino)
+			return st->handled[i].fault_count >= fault_count;
+	return false;
+}
+
+void fserr_state_set_handled(struct fserr_state *st, unsigned long long ino,
+			     unsigned long long fault_count)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_handled; i++)
+		if (st->handled[i].ino == ino)
+			break;
+	if (i == FSERR_STATE_MAX_HANDLED) {
+		/* Full: the oldest entry goes. */
+		memmove(&st->handled[0], &st->handled[1],
+			sizeof(st->handled[0]) * (FSERR_STATE_MAX_HANDLED - 1));
+		i = FSERR_STATE_MAX_HANDLED - 1;
+	} else if (i == st->nr_handled) {
+		st->nr_handled++;
+	}
+	st->handled[i].ino = ino;
+	st->handled[i].fault_count = fault_count;
+}
+
+void fserr_state_keep_handled(struct fserr_state *st,
+			      bool (*alive)(unsigned long long ino, void *data),
+			      void *data)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < st->nr_handled; i++)
+		if (alive(st->handled[i].ino, data))
+			st->handled[kept++] = st->handled[i];
+	st->nr_handled = kept;
+}
+
+unsigned int fserr_state_repairs_since(const struct fserr_state *st,
+				       unsigned int major, unsigned int minor,
+				       time_t now)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < st->nr_repairs; i++)
+		if (st->repairs[i].major == major && st->repairs[i].minor == minor &&
+		    st->repairs[i].when > now - HOUR && st->repairs[i].when <= now)
+			n++;
+	return n;
+}
+
+void fserr_state_add_repair(struct fserr_state *st, unsigned int major,
+			    unsigned int minor, time_t now)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < st->nr_repairs; i++)
+		if (st->repairs[i].when > now - HOUR)
+			st->repairs[kept++] = st->repairs[i];
+	st->nr_repairs = kept;
+	if (st->nr_repairs == FSERR_STATE_MAX_REPAIRS) {
+		memmove(&st->repairs[0], &st->repairs[1],
+			sizeof(st->repairs[0]) * (FSERR_STATE_MAX_REPAIRS - 1));
+		st->nr_repairs--;
+	}
+	st->repairs[st->nr_repairs].major = major;
+	st->repairs[st->nr_repairs].minor = minor;
+	st->repairs[st->nr_repairs].when = now;
+	st->nr_repairs++;
+}
+
+int fserr_state_add_mount(struct fserr_state *st, const char *target,
+			  const char *source, const char *fstype,
+			  const char *root, const char *options)
+{
+	struct fserr_saved_mount *m;
+
+	if (st->nr_mounts == FSERR_STATE_MAX_MOUNTS)
+		return -1;
+	m = &st->mounts[st->nr_mounts];
+	m->target = strdup(target);
+	m->source = strdup(source);
+	m->fstype = strdup(fstype);
+	m->root = strdup(root);
+	m->options = strdup(options);
+	if (!m->target || !m->source || !m->fstype || !m->root || !m->options) {
+		free_mount(m);
+		return -1;
+	}
+	st->nr_mounts++;
+	return 0;
+}
+
+/* One line of the state file, in place; "LINE: what" into @err. */
+static int parse_line(char *line, unsigned int lineno, struct fserr_state *st,
+		      char *err, size_t errlen)
+{
+	char *word[7], *save = NULL, *p;
+	unsigned long long a, b;
+	unsigned int maj, min;
+	long long when;
+	int n = 0, i;
+	char extra;
+
+	for (p = strtok_r(line, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+		if (n == 7)
+			goto bad;
+		word[n++] = p;
+	}
+	if (!n)
+		goto bad;
+	if (!strcmp(word[0], "boot") && n == 2 && strlen(word[1]) < sizeof(st->boot_id)) {
+		snprintf(st->boot_id, sizeof(st->boot_id), "%s", word[1]);
+	} else if (!strcmp(word[0], "handled") && n == 3 &&
+		   sscanf(word[1], "%llu%c", &a, &extra) == 1 &&
+		   sscanf(word[2], "%llu%c", &b, &extra) == 1) {
+		fserr_state_set_handled(st, a, b);
+	} else if (!strcmp(word[0], "repair") && n == 3 &&
+		   sscanf(word[1], "%u:%u%c", &maj, &min, &extra) == 2 &&
+		   sscanf(word[2], "%lld%c", &when, &extra) == 1 && when > 0) {
+		if (st->nr_repairs == FSERR_STATE_MAX_REPAIRS)
+			goto bad;
+		st->repairs[st->nr_repairs].major = maj;
+		st->repairs[st->nr_repairs].minor = min;
+		st->repairs[st->nr_repairs].when = when;
+		st->nr_repairs++;
+	} else if (!strcmp(word[0], "step") && n == 4 && st->step == FSERR_STEP_NONE &&
+		   sscanf(word[2], "%u:%u%c", &maj, &min, &extra) == 2 &&
+		   (!strcmp(word[3], "fsck-ok") || !strcmp(word[3], "fsck-failed"))) {
+		for (i = FSERR_STEP_UNMOUNT; i <= FSERR_STEP_MOUNT; i++)
+			if (!strcmp(word[1], step_names[i]))
+				st->step = i;
+		if (st->step == FSERR_STEP_NONE)
+			goto bad;
+		st->major = maj;
+		st->minor = min;
+		st->fsck_failed = !strcmp(word[3], "fsck-failed");
+	} else if (!strcmp(word[0], "mount") && n == 6 && st->step != FSERR_STEP_NONE) {
+		char *f[5];
+		int ret;
+
+		for (i = 0; i < 5; i++)
+			f[i] = fserr_unescape(word[i + 1]);
+		ret = f[0] && f[1] && f[2] && f[3] && f[4] && f[0][0] == '/' &&
+		      f[3][0] == '/' ? fserr_state_add_mount(st, f[0], f[1], f[2], f[3], f[4]) : -1;
+		for (i = 0; i < 5; i++)
+			free(f[i]);
+		if (ret)
+			goto bad;
+	} else {
+		goto bad;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "%u: not a state record", lineno);
+	return -1;
+}
+
+int fserr_state_parse(const char *text, struct fserr_state *st,
+		      char *err, size_t errlen)
+{
+	char *copy = strdup(text), *line, *next;
+	struct fserr_state parsed;
+	unsigned int lineno = 1;
+	int ret = 0;
+
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	fserr_state_init(&parsed, "");
+	if (strncmp(copy, "fserrd-state 1\n", 15)) {
+		snprintf(err, errlen, "1: not an fserrd state file (version 1)");
+		ret = -1;
+	}
+	for (line = copy + 15; !ret && *line; line = next, lineno++) {
+		next = strchr(line, '\n');
+		if (!next) {
+			snprintf(err, errlen, "%u: the last line is cut off", lineno + 1);
+			ret = -1;
+			break;
+		}
+		*next++ = '\0';
+		ret = parse_line(line, lineno + 1, &parsed, err, errlen);
+	}
+	if (!ret && parsed.step != FSERR_STEP_NONE && !parsed.nr_mounts) {
+		snprintf(err, errlen, "%u: a repair step without its mounts", lineno);
+		ret = -1;
+	}
+	free(copy);
+	if (ret) {
+		fserr_state_free(&parsed);
+		return ret;
+	}
+	fserr_state_free(st);
+	*st = parsed;
+	return 0;
+}
+
+/* Append to a growing buffer; false when out of memory. */
+static bool append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static bool append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return false;
+		if ((size_t)n < *cap - *len) {
+			*len += n;
+			return true;
+		}
+		char *bigger = realloc(*buf, *cap * 2 + n);
+
+		if (!bigger)
+			return false;
+		*buf = bigger;
+		*cap = *cap * 2 + n;
+	}
+}
+
+char *fserr_state_format(const struct fserr_state *st)
+{
+	size_t len = 0, cap = 1024, i, j;
+	char *buf = malloc(cap);
+	bool ok;
+
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	ok = append(&buf, &len, &cap, "fserrd-state 1\nboot %s\n",
+		    st->boot_id[0] ? st->boot_id : "-");
+	for (i = 0; ok && i < st->nr_handled; i++)
+		ok = append(&buf, &len, &cap, "handled %llu %llu\n",
+			    st->handled[i].ino, st->handled[i].fault_count);
+	for (i = 0; ok && i < st->nr_repairs; i++)
+		ok = append(&buf, &len, &cap, "repair %u:%u %lld\n", st->repairs[i].major,
+			    st->repairs[i].minor, (long long)st->repairs[i].when);
+	if (ok && st->step != FSERR_STEP_NONE)
+		ok = append(&buf, &len, &cap, "step %s %u:%u %s\n", step_names[st->step],
+			    st->major, st->minor, st->fsck_failed ? "fsck-failed" : "fsck-ok");
+	for (i = 0; ok && st->step != FSERR_STEP_NONE && i < st->nr_mounts; i++) {
+		const struct fserr_saved_mount *m = &st->mounts[i];
+		const char *f[5] = { m->target, m->source, m->fstype, m->root, m->options };
+		char *e[5];
+
+		for (j = 0; j < 5; j++)
+			e[j] = fserr_escape(f[j][0] ? f[j] : "-");
+		ok = e[0] && e[1] && e[2] && e[3] && e[4] &&
+		     append(&buf, &len, &cap, "mount %s %s %s %s %s\n",
+			    e[0], e[1], e[2], e[3], e[4]);
+		for (j = 0; j < 5; j++)
+			free(e[j]);
+	}
+	if (!ok) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int fserr_state_load(const char *path, struct fserr_state *st,
+		     char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f, *mem;
+	char chunk[4096];
+	size_t n;
+	int ret;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	mem = open_memstream(&text, &size);
+	if (!mem) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, mem);
+	ret = ferror(f) ? -EIO : 0;
+	fclose(f);
+	fclose(mem);
+	if (!ret && (strlen(text) != size)) {
+		snprintf(err, errlen, "NUL byte in the file");
+		ret = -EINVAL;
+	} else if (!ret && fserr_state_parse(text, st, err, errlen)) {
+		ret = -EINVAL;
+	}
+	free(text);
+	return ret;
+}
+
+int fserr_state_save(const char *path, const struct fserr_state *st)
+{
+	char tmp[4096];
+	char *text = fserr_state_format(st);
+	size_t len;
+	int fd, err = 0;
+
+	if (!text)
+		return -ENOMEM;
+	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp)) {
+		free(text);
+		return -ENAMETOOLONG;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+		free(text);
+		return err;
+	}
+	len = strlen(text);
+	if (write(fd, text, len) != (ssize_t)len || fsync(fd))
+		err = errno ? -errno : -EIO;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	free(text);
+	return err;
+}

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fserrd's policies: exec, remount-ro and repair (log is the line the main
+ * loop writes for every fault). See fserrd.8.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fserrd.h"
+
+#define MAJMIN(dev) major(dev), minor(dev)
+
+/* Format a number for fserrd_log(); @buf must outlive the call. */
+static const char *num(char *buf, size_t size, long long v)
+{
+	snprintf(buf, size, "%lld", v);
+	return buf;
+}
+
+/* Why a program ended, as text. */
+static void describe_status(int status, bool timed_out, char *buf, size_t size)
+{
+	if (timed_out)
+		snprintf(buf, size, "killed after the timeout");
+	else if (WIFEXITED(status))
+		snprintf(buf, size, "exit %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, size, "status %#x", status);
+}
+
+/*
+ * Run @argv with @env added to the environment, stdin from /dev/null and
+ * stdout to our stderr (the log). @timeout seconds, 0 for none; a program
+ * that overruns is killed with its process group. Returns 0 with @status
+ * filled, or -errno if it could not be started.
+ */
+static int run(char *const argv[], char *const env[], unsigned int timeout,
+	       int *status, bool *timed_out)
+{
+	struct timespec start, now, nap = { 0, 20 * 1000 * 1000 };
+	pid_t pid, got;
+	int i, fd;
+
+	*timed_out = false;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		setpgid(0, 0);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			if (fd)
+				close(fd);
+		}
+		dup2(2, 1);
+		for (i = 0; env && env[i]; i++)
+			putenv(env[i]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "fserrd: cannot run %s: %m\n", argv[0]);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	for (;;) {
+		got = waitpid(pid, status, timeout ? WNOHANG : 0);
+		if (got == pid)
+			return 0;
+		if (got < 0 && errno != EINTR)
+			return -errno;
+		if (!timeout)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= (time_t)timeout) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			*timed_out = true;
+			return 0;
+		}
+		nanosleep(&nap, NULL);
+	}
+}
+
+static void act_exec(struct fserrd *d, const struct fserr_action *a,
+		     const struct fserrd_fault *f)
+{
+	char env[13][PATH_MAX + 64], *envp[14], how[64];
+	bool timed_out;
+	int status, err, n = 0;
+
+#define ENV(fmt, ...) snprintf(env[n], sizeof(env[n]), fmt, __VA_ARGS__), envp[n] = env[n], n++
+	ENV("FSERR_EVENT=%s", "fault");
+	ENV("FSERR_FSTYPE=%s", f->fstype);
+	ENV("FSERR_DEVICE=%s", f->source);
+	ENV("FSERR_DEV=%u:%u", MAJMIN(f->fs.dev));
+	ENV("FSERR_MOUNTPOINTS=%s", f->mountpoints_nl);
+	ENV("FSERR_SYSFS=%s", f->fs.dir);
+	ENV("FSERR_ERROR_COUNT=%llu", f->fs.error_count);
+	ENV("FSERR_FAULT_COUNT=%llu", f->fs.fault_count);
+	ENV("FSERR_FIRST_ERRNO=%d", f->fs.first_errno);
+	ENV("FSERR_LAST_ERRNO=%d", f->fs.last_errno);
+	ENV("FSERR_FIRST_ERROR_TIME=%lld", f->fs.first_error_time);
+	ENV("FSERR_LAST_ERROR_TIME=%lld", f->fs.last_error_time);
+#undef ENV
+	envp[n] = NULL;
+	err = run(a->argv, envp, d->cfg.exec_timeout, &status, &timed_out);
+	if (err) {
+		fserrd_log("exec-failed", "program", a->argv[0], "error", strerror(-err), NULL);
+		return;
+	}
+	describe_status(status, timed_out, how, sizeof(how));
+	fserrd_log("exec-done", "program", a->argv[0], "result", how, NULL);
+}
+
+/* Mount with libmount; 0 or -1 with libmount's message in @msg. */
+static int do_mount(const char *source, const char *target, const char *fstype,
+		    const char *options, int optsmode, char *msg, size_t size)
+{
+	struct libmnt_context *cxt = mnt_new_context();
+	int rc;
+
+	if (!cxt) {
+		snprintf(msg, size, "out of memory");
+		return -1;
+	}
+	mnt_context_disable_helpers(cxt, 1);
+	mnt_context_set_optsmode(cxt, optsmode);
+	if ((source && mnt_context_set_source(cxt, source)) ||
+	    mnt_context_set_target(cxt, target) ||
+	    (fstype && mnt_context_set_fstype(cxt, fstype)) ||
+	    mnt_context_set_options(cxt, options)) {
+		snprintf(msg, size, "cannot set up the mount");
+		mnt_free_context(cxt);
+		return -1;
+	}
+	rc = mnt_context_mount(cxt);
+	if (rc || mnt_context_get_status(cxt) != 1) {
+		mnt_context_get_excode(cxt, rc, msg, size);
+		if (!*msg)
+			snprintf(msg, size, "mount failed (%d)", rc);
+		mnt_free_context(cxt);
+		return -1;
+	}
+	mnt_free_context(cxt);
+	return 0;
+}
+
+/* Remount @target's filesystem read-only; logs the outcome. */
+static int remount_ro(const char *target, const char *why)
+{
+	char msg[256] = "";
+
+	if (do_mount(NULL, target, NULL, "remount,ro", MNT_OMODE_AUTO, msg, sizeof(msg))) {
+		fserrd_log("remount-ro-failed", "mountpoint", target, "error", msg,
+			   "why", why, NULL);
+		return -1;
+	}
+	fserrd_log("remounted-ro", "mountpoint", target, "why", why, NULL);
+	return 0;
+}
+
+static void act_remount_ro(const struct fserrd_fault *f, const char *why)
+{
+	const char *target = *f->first_mount ? f->first_mount : NULL;
+	char first[PATH_MAX];
+
+	if (!target && *f->mountpoints) {
+		/* Only bind mounts of a subdirectory: any of them will do. */
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(f->mountpoints_nl, "\n"),
+			 f->mountpoints_nl);
+		target = first;
+	}
+	if (!target) {
+		fserrd_log("remount-ro-impossible", "sysfs", f->fs.dir,
+			   "why", "not mounted in this mount namespace", NULL);
+		return;
+	}
+	remount_ro(target, why);
+}
+
+/* The fsck for @fstype, or false if fserrd cannot repair that type. */
+static bool fsck_argv(const char *fstype, const char *device, char *argv[5])
+{
+	if (!strcmp(fstype, "vfat") || !strcmp(fstype, "msdos")) {
+		argv[0] = "fsck.fat";
+		argv[1] = "-a";
+		argv[2] = "-w";
+		argv[3] = (char *)device;
+		argv[4] = NULL;
+		return true;
+	}
+	if (!strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") || !strcmp(fstype, "ext4")) {
+		/* -f: the kernel saw an error, check even if the fs says clean */
+		argv[0] = "e2fsck";
+		argv[1] = "-p";
+		argv[2] = "-f";
+		argv[3] = (char *)device;
+		argv[4] = NULL;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * What the exit status of fsck means: "clean", "repaired", or NULL when it
+ * could not repair the filesystem. fsck.fat: 0 nothing found, 1 errors
+ * found (and, with -a, fixed). e2fsck: 0 clean, 1 and 2 fixed, 4 and up
+ * errors left or the check failed.
+ */
+static const char *fsck_outcome(const char *program, int status, bool timed_out)
+{
+	int code;
+
+	if (timed_out || !WIFEXITED(status))
+		return NULL;
+	code = WEXITSTATUS(status);
+	if (code == 0)
+		return "clean";
+	if (!strcmp(program, "fsck.fat"))
+		return code == 1 ? "repaired" : NULL;
+	return code == 1 || code == 2 ? "repaired" : NULL;
+}
+
+/* Is @dev mounted at @target in this namespace? */
+static bool mounted_at(dev_t dev, const char *target)
+{
+	struct libmnt_table *tb = fserr_mounts_load(NULL);
+	struct libmnt_fs *fs;
+	bool hit;
+
+	if (!tb)
+		return false;
+	fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
+	hit = fs && mnt_fs_get_devno(fs) == dev;
+	mnt_unref_table(tb);
+	return hit;
+}
+
+struct live_ctx {
+	dev_t dev;
+	struct fserr_fs fs;
+	bool hit;
+};
+
+static int live_one(const struct fserr_fs *fs, void *data)
+{
+	struct live_ctx *ctx = data;
+
+	if (fs->dev != ctx->dev)
+		return 0;
+	ctx->fs = *fs;
+	ctx->hit = true;
+	return 1;
+}
+
+/* The fserr state of the superblock of @dev, if one is alive anywhere. */
+static bool live_superblock(struct fserrd *d, dev_t dev, struct fserr_fs *out)
+{
+	struct live_ctx ctx = { .dev = dev };
+
+	fserr_fs_scan(d->sysfs_fs, live_one, &ctx);
+	if (ctx.hit && out)
+		*out = ctx.fs;
+	return ctx.hit;
+}
+
+/* The mount of the filesystem's root among the saved ones. */
+static const struct fserr_saved_mount *saved_primary(const struct fserr_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_mounts; i++)
+		if (!strcmp(st->mounts[i].root, "/"))
+			return &st->mounts[i];
+	return NULL;
+}
+
+/* Put one saved mount back; bind mounts come from the primary one. */
+static int mount_saved(const struct fserr_saved_mount *m,
+		       const struct fserr_saved_mount *primary, bool ro, dev_t dev)
+{
+	char options[4096], source[PATH_MAX * 2], msg[256] = "";
+	int ret;
+
+	if (mounted_at(dev, m->target))
+		return 0;
+	if (m == primary) {
+		snprintf(options, sizeof(options), "%s%s", m->options, ro ? ",ro" : "");
+		ret = do_mount(m->source, m->target, m->fstype, options, MNT_OMODE_IGNORE,
+			       msg, sizeof(msg));
+	} else {
+		char *value = NULL;
+		size_t size = 0;
+
+		snprintf(source, sizeof(source), "%s%s", primary->target, m->root);
+		/* a read-only bind mount stays read-only */
+		ret = mnt_optstr_get_option(m->options, "ro", &value, &size);
+		ret = do_mount(source, m->target, NULL, ret == 0 ? "bind,ro" : "bind",
+			       MNT_OMODE_IGNORE, msg, sizeof(msg));
+	}
+	if (ret)
+		fserrd_log("mount-failed", "mountpoint", m->target, "source", m->source,
+			   "error", msg, NULL);
+	return ret;
+}
+
+/* Mount everything the repair took down; the number that failed. */
+static int mount_all(struct fserr_state *st, dev_t dev)
+{
+	const struct fserr_saved_mount *primary = saved_primary(st);
+	int failed = 0;
+	size_t i;
+
+	if (!primary)
+		return st->nr_mounts;
+	if (mount_saved(primary, primary, st->fsck_failed, dev))
+		return st->nr_mounts;
+	for (i = 0; i < st->nr_mounts; i++)
+		if (&st->mounts[i] != primary && mount_saved(&st->mounts[i], primary, false, dev))
+			failed++;
+	return failed;
+}
+
+/* Run fsck on the unmounted filesystem; records the outcome in the state. */
+static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
+{
+	char *argv[5], how[64], cmd[PATH_MAX + 32];
+	const char *outcome;
+	bool timed_out;
+	int status, err;
+
+	if (!fsck_argv(primary->fstype, primary->source, argv)) {
+		fserrd_log("fsck-failed", "type", primary->fstype, "error",
+			   "no fsck for this filesystem type", NULL);
+		d->state.fsck_failed = true;
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "%s %s %s %s", argv[0], argv[1], argv[2], argv[3]);
+	fserrd_log("fsck-start", "command", cmd, NULL);
+	err = run(argv, NULL, 0, &status, &timed_out);
+	if (err) {
+		fserrd_log("fsck-failed", "command", cmd, "error", strerror(-err), NULL);
+		d->state.fsck_failed = true;
+		return;
+	}
+	describe_status(status, timed_out, how, sizeof(how));
+	outcome = fsck_outcome(argv[0], status, timed_out);
+	fserrd_log("fsck-done", "command", cmd, "result", how,
+		   "outcome", outcome ? outcome : "not-repaired", NULL);
+	d->state.fsck_failed = !outcome;
+}
+
+/* After the mounts are back: log the result, end the repair. */
+static void finish_repair(struct fserrd *d, dev_t dev, int failed, const char *how)
+{
+	struct fserr_fs fresh;
+	char buf[32], devno[32];
+
+	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(dev));
+	if (failed) {
+		fserrd_log("repair-failed", "dev", devno, "how", how, "why",
+			   "the filesystem could not be mounted again; see the lines above", NULL);
+	} else if (!live_superblock(d, dev, &fresh)) {
+		fserrd_log("repair-failed", "dev", devno, "how", how, "why",
+			   "no fserr state after mounting again", NULL);
+	} else {
+		fserrd_log(d->state.fsck_failed ? "repair-incomplete" : "repaired",
+			   "dev", devno, "how", how,
+			   "mounted", d->state.fsck_failed ? "read-only" : "as-before",
+			   "fs_fault", num(buf, sizeof(buf), fresh.fault), NULL);
+	}
+	fserr_state_end_repair(&d->state);
+	fserrd_save_state(d);
+}
+
+/* Put back the mounts of an abandoned repair; the fault stays. */
+static void abandon_repair(struct fserrd *d, dev_t dev)
+{
+	mount_all(&d->state, dev);
+	fserr_state_end_repair(&d->state);
+	fserrd_save_state(d);
+}
+
+static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
+{
+	struct libmnt_table *tb;
+	struct libmnt_iter *it;
+	struct libmnt_fs *m;
+	char *argv[5], buf[32], limit[32], devno[32], msg[256];
+	dev_t dev = f->fs.dev;
+	unsigned int done;
+	time_t now = time(NULL);
+	ssize_t i;
+	int fd;
+
+	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(dev));
+	done = fserr_state_repairs_since(&d->state, MAJMIN(dev), now);
+	if (done >= d->cfg.repair_limit) {
+		snprintf(msg, sizeof(msg), "repair limit reached: %u repairs of %s in the last hour",
+			 done, devno);
+		fserrd_log("escalate", "dev", devno, "repairs", num(buf, sizeof(buf), done),
+			   "limit", num(limit, sizeof(limit), d->cfg.repair_limit),
+			   "policy", "remount-ro", NULL);
+		act_remount_ro(f, msg);
+		return;
+	}
+	if (!fsck_argv(f->fstype, f->source, argv)) {
+		fserrd_log("repair-unsupported", "type", f->fstype, "policy", "remount-ro", NULL);
+		act_remount_ro(f, "no fsck for this filesystem type");
+		return;
+	}
+	if (!*f->first_mount) {
+		act_remount_ro(f, "the filesystem root is not mounted in this namespace");
+		return;
+	}
+
+	/* Record every mount of the filesystem before taking any down. */
+	tb = fserr_mounts_load(NULL);
+	it = mnt_new_iter(MNT_ITER_FORWARD);
+	if (!tb || !it) {
+		fserrd_log("repair-failed", "dev", devno, "why", "cannot read the mount table", NULL);
+		mnt_free_iter(it);
+		mnt_unref_table(tb);
+		return;
+	}
+	fserr_state_end_repair(&d->state);
+	while (mnt_table_next_fs(tb, it, &m) == 0) {
+		char *options;
+		int ret;
+
+		if (mnt_fs_get_devno(m) != dev)
+			continue;
+		options = mnt_fs_strdup_options(m);
+		ret = options ? fserr_state_add_mount(&d->state, mnt_fs_get_target(m),
+						      f->source, f->fstype,
+						      mnt_fs_get_root(m) ?: "/", options) : -1;
+		free(options);
+		if (ret) {
+			fserr_state_end_repair(&d->state);
+			mnt_free_iter(it);
+			mnt_unref_table(tb);
+			act_remount_ro(f, "too many mounts to record for a repair");
+			return;
+		}
+	}
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	d->state.step = FSERR_STEP_UNMOUNT;
+	d->state.major = major(dev);
+	d->state.minor = minor(dev);
+	fserrd_save_state(d);
+	fserrd_log("repair-start", "dev", devno, "device", f->source,
+		   "mountpoints", f->mountpoints, NULL);
+
+	/* Flush, then unmount, the last mount first. */
+	fd = open(f->first_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		syncfs(fd);
+		close(fd);
+	}
+	for (i = d->state.nr_mounts - 1; i >= 0; i--) {
+		if (!umount2(d->state.mounts[i].target, UMOUNT_NOFOLLOW))
+			continue;
+		snprintf(msg, sizeof(msg), "busy: cannot unmount %s (%s); "
+			 "fell back to remount-ro", d->state.mounts[i].target, strerror(errno));
+		fserrd_log("repair-busy", "dev", devno, "mountpoint", d->state.mounts[i].target,
+			   "error", strerror(errno), "policy", "remount-ro", NULL);
+		abandon_repair(d, dev);
+		act_remount_ro(f, msg);
+		return;
+	}
+	if (live_superblock(d, dev, NULL)) {
+		fserrd_log("repair-busy", "dev", devno, "why",
+			   "still mounted elsewhere (another mount namespace)",
+			   "policy", "remount-ro", NULL);
+		abandon_repair(d, dev);
+		act_remount_ro(f, "busy: still mounted in another mount namespace; "
+			       "fell back to remount-ro");
+		return;
+	}
+
+	d->state.step = FSERR_STEP_FSCK;
+	fserr_state_add_repair(&d->state, MAJMIN(dev), now);
+	fserrd_save_state(d);
+	check_fs(d, saved_primary(&d->state));
+
+	d->state.step = FSERR_STEP_MOUNT;
+	fserrd_save_state(d);
+	finish_repair(d, dev, mount_all(&d->state, dev), "repair");
+}
+
+void fserrd_act(struct fserrd *d, const struct fserr_action *a,
+		const struct fserrd_fault *f)
+{
+	switch (a->policy) {
+	case FSERR_LOG:
+		break;
+	case FSERR_EXEC:
+		act_exec(d, a, f);
+		break;
+	case FSERR_REMOUNT_RO:
+		act_remount_ro(f, "policy remount-ro");
+		break;
+	case FSERR_REPAIR:
+		act_repair(d, f);
+		break;
+	}
+}
+
+static bool other_ino(unsigned long long ino, void *data)
+{
+	return ino != (unsigned long long)*(ino_t *)data;
+}
+
+void fserrd_resume(struct fserrd *d)
+{
+	struct fserr_state *st = &d->state;
+	const struct fserr_saved_mount *primary = saved_primary(st);
+	dev_t dev = makedev(st->major, st->minor);
+	char devno[32];
+	struct fserr_fs live;
+
+	if (st->step == FSERR_STEP_NONE)
+		return;
+	snprintf(devno, sizeof(devno), "%u:%u", st->major, st->minor);
+	if (!primary) {
+		fserrd_log("repair-dropped", "dev", devno, "step", fserr_step_name(st->step),
+			   "why", "the state file names no mount of the filesystem root", NULL);
+		fserr_state_end_repair(st);
+		fserrd_save_state(d);
+		return;
+	}
+	fserrd_log("repair-resume", "dev", devno, "step", fserr_step_name(st->step),
+		   "device", primary->source, "mountpoint", primary->target, NULL);
+	if (live_superblock(d, dev, &live)) {
+		/*
+		 * Not every mount came down (or it was mounted again): mount
+		 * the rest and forget that the fault was handled, so that
+		 * the rescan repairs it from the start.
+		 */
+		fserr_state_keep_handled(st, other_ino, &live.ino);
+		abandon_repair(d, dev);
+		fserrd_log("repair-restart", "dev", devno, "why",
+			   "the filesystem was still mounted; the fault is handled again", NULL);
+		return;
+	}
+	if (st->step != FSERR_STEP_MOUNT) {
+		if (st->step == FSERR_STEP_UNMOUNT)
+			fserr_state_add_repair(st, st->major, st->minor, time(NULL));
+		st->step = FSERR_STEP_FSCK;
+		fserrd_save_state(d);
+		check_fs(d, primary);
+		st->step = FSERR_STEP_MOUNT;
+		fserrd_save_state(d);
+	}
+	finish_repair(d, dev, mount_all(st, dev), "resumed-repair");
+}

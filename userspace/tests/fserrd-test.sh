@@ -1,0 +1,158 @@
+#!/bin/bash
+# Host tests of fserrd on a fake /sys/fs (TAP): the command line and the
+# policy file are checked before anything runs, a fault is logged once with
+# its structured line, never twice across a restart (the state file), a
+# new raise of the same mount is a new fault, exec gets FSERR_* and is
+# killed at its timeout, a damaged state file is moved aside. The fake
+# filesystems are not mounted on the host, so remount-ro and repair only
+# say that they cannot act; those run against the real kernel in the
+# guest (tests/scenarios/daemon-*.sh).
+#
+#   tests/fserrd-test.sh FSERRD
+set -uo pipefail
+
+fserrd=$(realpath "$1")
+work=$(mktemp -d)
+daemon=
+cleanup() {
+	[ -n "$daemon" ] && kill "$daemon" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../../tests/lib/tap.sh"
+exits() { # STATUS COMMAND...: the command exits with STATUS
+	local want=$1
+	shift
+	"$@" >/dev/null 2>&1
+	[ $? -eq "$want" ]
+}
+
+# A device number that nothing on the host uses.
+fake_fs() { # FAMILY ID FAULT FAULT_COUNT
+	local d=$work/sys/$1/$2
+	mkdir -p "$d"
+	echo "$3" >"$d/fs_fault"
+	echo 4000:7 >"$d/dev"
+	echo 5 >"$d/error_count"
+	echo "$4" >"$d/fault_count"
+	echo 1764700000 >"$d/first_error_time"
+	echo 1764700100 >"$d/last_error_time"
+	echo 117 >"$d/first_errno"
+	echo 5 >"$d/last_errno"
+	echo 0 >"$d/uevents_suppressed"
+}
+
+# wait_for FILE PATTERN [COUNT]: until FILE has COUNT lines matching (5 s)
+wait_for() {
+	local i
+	for i in $(seq 50); do
+		[ "$(grep -c -E "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for '$2' in $1:"
+	cat "$1"
+	return 1
+}
+
+start() { # LOG ARGS...: fserrd in the background on the fake tree
+	local log=$1
+	shift
+	"$fserrd" --sysfs "$work/sys" --state "$work/state" --config "$work/conf" "$@" \
+		2>"$log" &
+	daemon=$!
+}
+
+stop() {
+	kill -TERM "$daemon"
+	wait "$daemon"
+	local rc=$?
+	daemon=
+	return $rc
+}
+
+: >"$work/conf"
+man=$(dirname "$0")/../man/fserrd.8
+check "--help and fserrd.8 name the same options" bash -c \
+	"for o in --config --policy --repair-limit --state --sysfs --check-config --verbose --help; do
+		'$fserrd' --help | grep -q -- \"\$o\" || { echo \"\$o not in --help\"; exit 1; }
+		sed 's/\\\\-/-/g' '$man' | grep -q -- \"\$o\" || { echo \"\$o not in fserrd.8\"; exit 1; }
+	done"
+check "a stray argument: exit 2" exits 2 "$fserrd" --state "$work/s" extra
+check "an unknown option: exit 2" exits 2 "$fserrd" --frobnicate
+printf 'default log\nmatch fstype vfat fix-it\n' >"$work/bad.conf"
+check "a bad policy file: exit 3 with file:line" bash -c \
+	"'$fserrd' --check-config -c '$work/bad.conf' 2>&1 | grep -q \"bad.conf:2: unknown policy 'fix-it'\"; [ \${PIPESTATUS[0]} -eq 3 ]"
+check "a bad --policy: exit 3, named" bash -c \
+	"'$fserrd' --check-config -c '$work/conf' --policy 'exec relative' 2>&1 | grep -q '^fserrd: command line:1: exec needs an absolute program path'"
+check "a bad --repair-limit: exit 3" exits 3 "$fserrd" --check-config -c "$work/conf" --repair-limit -1
+check "a missing policy file that was named: exit 3" exits 3 "$fserrd" --check-config -c "$work/none.conf"
+check "--check-config accepts a good file" exits 0 "$fserrd" --check-config -c "$work/conf" --policy repair --repair-limit 2
+
+fake_fs fat sdz1 1 1
+fake_fs ext2 sdz2 0 0
+start "$work/log1"
+check "a fault is logged with one structured line" wait_for "$work/log1" \
+	'fserrd: fault type=fat device=sdz1 dev=4000:7 mountpoints=- first_errno=117 first_error=EUCLEAN first_error_time=2025-12-02T18:26:40Z error_count=5 fault_count=1 sysfs=[^ ]*/sys/fat/sdz1 policy=log$'
+check "the clean filesystem is not reported" bash -c "! grep -q 'sdz2' '$work/log1'"
+check "SIGTERM stops it with exit 0" stop
+start "$work/log2"
+wait_for "$work/log2" ' start ' >/dev/null
+sleep 0.5
+stop
+check "after a restart the same fault is not handled again" bash -c "! grep -q ' fault ' '$work/log2'"
+echo 2 >"$work/sys/fat/sdz1/fault_count"
+start "$work/log3"
+check "a new raise of the same mount is a new fault" wait_for "$work/log3" ' fault .*fault_count=2 '
+stop
+
+# exec: the program gets the fault in FSERR_*; a slow one is killed.
+cat >"$work/tell" <<EOF
+#!/bin/sh
+env | grep '^FSERR_' | sort >"$work/env"
+EOF
+chmod +x "$work/tell"
+printf 'match fstype fat exec %s\nexec-timeout 1\n' "$work/tell" >"$work/conf"
+echo 3 >"$work/sys/fat/sdz1/fault_count"
+start "$work/log4"
+check "exec runs the program and logs its exit" wait_for "$work/log4" "exec-done program=$work/tell result=\"exit 0\""
+check "exec passes the fault in FSERR_* variables" bash -c \
+	"grep -qx 'FSERR_DEV=4000:7' '$work/env' && grep -qx 'FSERR_FAULT_COUNT=3' '$work/env' &&
+	 grep -qx 'FSERR_FIRST_ERRNO=117' '$work/env' && grep -qx 'FSERR_SYSFS=$work/sys/fat/sdz1' '$work/env'"
+stop
+printf '#!/bin/sh\nexec sleep 30\n' >"$work/slow"
+chmod +x "$work/slow"
+printf 'default exec %s\nexec-timeout 1\n' "$work/slow" >"$work/conf"
+echo 4 >"$work/sys/fat/sdz1/fault_count"
+start "$work/log5"
+check "a program past exec-timeout is killed" wait_for "$work/log5" 'exec-done .*result="killed after the timeout"'
+check "... and no sleep is left behind" bash -c "! pgrep -f '^sleep 30$' >/dev/null"
+stop
+
+# remount-ro and repair on a filesystem that is not mounted here
+printf 'default repair\n' >"$work/conf"
+echo 5 >"$work/sys/fat/sdz1/fault_count"
+start "$work/log6"
+check "repair of a filesystem not mounted here says so and changes nothing" wait_for "$work/log6" \
+	'remount-ro-impossible .*why="not mounted in this mount namespace"'
+stop
+
+# SIGHUP: a broken file is refused and the old policy stays
+printf 'default log\n' >"$work/conf"
+start "$work/log7" --verbose
+wait_for "$work/log7" ' start ' >/dev/null
+printf 'default exterminate\n' >"$work/conf"
+kill -HUP "$daemon"
+check "SIGHUP with a broken file: refused, old policy kept" wait_for "$work/log7" 'reload-refused'
+printf 'default remount-ro\n' >"$work/conf"
+kill -HUP "$daemon"
+check "SIGHUP with a good file: reloaded" wait_for "$work/log7" 'reloaded default=remount-ro'
+stop
+
+# a damaged state file is moved aside and reported, not trusted
+printf 'fserrd-state 1\nhandled banana\n' >"$work/state"
+start "$work/log8"
+check "a damaged state file is reported with its line and moved aside" bash -c \
+	"$(declare -f wait_for); wait_for '$work/log8' 'state-damaged .*error=\"2: not a state record\"' && [ -f '$work/state.damaged' ]"
+stop
+tap_plan

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host tests of fserrd's state file: round trip, the fault identity, the
+ * repair limit, escapes, and damaged files refused whole. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "lib/state.h"
+
+TEST(fault_identity)
+{
+	struct fserr_state st;
+
+	fserr_state_init(&st, "boot-a");
+	EXPECT_FALSE(fserr_state_is_handled(&st, 100, 1));
+	fserr_state_set_handled(&st, 100, 1);
+	EXPECT_TRUE(fserr_state_is_handled(&st, 100, 1));
+	/* the next raise of the same mount is a new fault */
+	EXPECT_FALSE(fserr_state_is_handled(&st, 100, 2));
+	/* the same count on the next mount (a new directory) too */
+	EXPECT_FALSE(fserr_state_is_handled(&st, 101, 1));
+	fserr_state_set_handled(&st, 100, 2);
+	EXPECT_EQ(1, st.nr_handled);
+	EXPECT_TRUE(fserr_state_is_handled(&st, 100, 2));
+	fserr_state_free(&st);
+}
+
+TEST(handled_table_keeps_the_newest)
+{
+	struct fserr_state st;
+	unsigned long long i;
+
+	fserr_state_init(&st, "b");
+	for (i = 1; i <= FSERR_STATE_MAX_HANDLED + 10; i++)
+		fserr_state_set_handled(&st, i, 1);
+	EXPECT_EQ(FSERR_STATE_MAX_HANDLED, st.nr_handled);
+	EXPECT_FALSE(fserr_state_is_handled(&st, 1, 1));
+	EXPECT_TRUE(fserr_state_is_handled(&st, FSERR_STATE_MAX_HANDLED + 10, 1));
+}
+
+static bool odd(unsigned long long ino, void *data)
+{
+	return ino & 1;
+}
+
+TEST(gone_directories_are_forgotten)
+{
+	struct fserr_state st;
+
+	fserr_state_init(&st, "b");
+	fserr_state_set_handled(&st, 1, 1);
+	fserr_state_set_handled(&st, 2, 1);
+	fserr_state_set_handled(&st, 3, 4);
+	fserr_state_keep_handled(&st, odd, NULL);
+	EXPECT_EQ(2, st.nr_handled);
+	EXPECT_TRUE(fserr_state_is_handled(&st, 3, 4));
+	EXPECT_FALSE(fserr_state_is_handled(&st, 2, 1));
+}
+
+TEST(repair_limit_counts_one_hour_per_device)
+{
+	struct fserr_state st;
+	time_t t = 1764700000;
+
+	fserr_state_init(&st, "b");
+	fserr_state_add_repair(&st, 179, 1, t);
+	fserr_state_add_repair(&st, 179, 1, t + 600);
+	fserr_state_add_repair(&st, 179, 2, t + 600);
+	EXPECT_EQ(2, fserr_state_repairs_since(&st, 179, 1, t + 600));
+	EXPECT_EQ(1, fserr_state_repairs_since(&st, 179, 2, t + 600));
+	/* an hour after the first, only the second counts */
+	EXPECT_EQ(1, fserr_state_repairs_since(&st, 179, 1, t + 3600));
+	EXPECT_EQ(0, fserr_state_repairs_since(&st, 179, 1, t + 4200));
+	/* adding drops what is older than an hour */
+	fserr_state_add_repair(&st, 8, 0, t + 5000);
+	EXPECT_EQ(1, st.nr_repairs);
+}
+
+TEST(round_trip)
+{
+	struct fserr_state st, back;
+	char *text, err[128] = "";
+
+	fserr_state_init(&st, "0f1e2d3c-aaaa-bbbb-cccc-123456789abc");
+	fserr_state_set_handled(&st, 4242, 3);
+	fserr_state_add_repair(&st, 179, 1, 1764700000);
+	st.step = FSERR_STEP_FSCK;
+	st.major = 179;
+	st.minor = 1;
+	st.fsck_failed = true;
+	ASSERT_EQ(0, fserr_state_add_mount(&st, "/media/my card", "/dev/mmcblk0p1", "vfat",
+					   "/", "rw,relatime,notify"));
+	ASSERT_EQ(0, fserr_state_add_mount(&st, "/home/u/tab\there", "/dev/mmcblk0p1", "vfat",
+					   "/DCIM\\x", "rw"));
+	text = fserr_state_format(&st);
+	ASSERT_NE(NULL, text);
+	/* one record per line: the space, the tab and the backslash are escaped */
+	EXPECT_NE(NULL, strstr(text, "mount /media/my\\040card /dev/mmcblk0p1 vfat / "));
+	EXPECT_NE(NULL, strstr(text, "/home/u/tab\\011here"));
+	EXPECT_NE(NULL, strstr(text, "/DCIM\\134x"));
+	fserr_state_init(&back, "");
+	ASSERT_EQ(0, fserr_state_parse(text, &back, err, sizeof(err))) {
+		TH_LOG("%s\n%s", err, text);
+	}
+	EXPECT_STREQ(st.boot_id, back.boot_id);
+	EXPECT_TRUE(fserr_state_is_handled(&back, 4242, 3));
+	EXPECT_EQ(1, fserr_state_repairs_since(&back, 179, 1, 1764700001));
+	EXPECT_EQ(FSERR_STEP_FSCK, back.step);
+	EXPECT_TRUE(back.fsck_failed);
+	ASSERT_EQ(2, back.nr_mounts);
+	EXPECT_STREQ("/media/my card", back.mounts[0].target);
+	EXPECT_STREQ("rw,relatime,notify", back.mounts[0].options);
+	EXPECT_STREQ("/home/u/tab\there", back.mounts[1].target);
+	EXPECT_STREQ("/DCIM\\x", back.mounts[1].root);
+	free(text);
+	fserr_state_free(&st);
+	fserr_state_free(&back);
+}
+
+TEST(save_and_load)
+{
+	char dir[] = "/tmp/fserrd-state-XXXXXX", path[64], err[128] = "";
+	struct fserr_state st, back;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state", dir);
+	fserr_state_init(&back, "");
+	EXPECT_EQ(-ENOENT, fserr_state_load(path, &back, err, sizeof(err)));
+	fserr_state_init(&st, "boot");
+	fserr_state_set_handled(&st, 7, 1);
+	ASSERT_EQ(0, fserr_state_save(path, &st));
+	ASSERT_EQ(0, fserr_state_load(path, &back, err, sizeof(err)));
+	EXPECT_TRUE(fserr_state_is_handled(&back, 7, 1));
+	/* no temporary file is left behind */
+	snprintf(path, sizeof(path), "%s/state.new", dir);
+	EXPECT_NE(0, access(path, F_OK));
+	snprintf(path, sizeof(path), "%s/state", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+TEST(damaged_files_are_refused_whole)
+{
+	static const char *const bad[] = {
+		"",					/* empty */
+		"fserrd-state 2\nboot b\n",		/* another version */
+		"fserrd-state 1\nboot b\nhandled 7\n",	/* missing field */
+		"fserrd-state 1\nhandled 7 x\n",	/* not a number */
+		"fserrd-state 1\nrepair 179 5\n",	/* not MAJ:MIN */
+		"fserrd-state 1\nrepair 179:1 -5\n",	/* bad time */
+		"fserrd-state 1\nhandled 1 1",		/* cut off */
+		"fserrd-state 1\nstep fsck 179:1 fsck-ok\n",	/* no mounts */
+		"fserrd-state 1\nstep dance 179:1 fsck-ok\nmount / /dev/x vfat / rw\n",
+		"fserrd-state 1\nmount /mnt /dev/x vfat / rw\n",	/* mount without step */
+		"fserrd-state 1\nstep mount 179:1 fsck-ok\nmount /mnt /dev/x vfat / rw extra\n",
+		"fserrd-state 1\nstep mount 179:1 fsck-ok\nmount relative /dev/x vfat / rw\n",
+		"fserrd-state 1\nstep mount 179:1 fsck-ok\nmount /m\\9 /dev/x vfat / rw\n",
+		"fserrd-state 1\nstep mount 179:1 fsck-ok\nmount /m\\000 /dev/x vfat / rw\n",
+		"fserrd-state 1\nwhat is this\n",
+	};
+	struct fserr_state st;
+	char err[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fserr_state_init(&st, "mine");
+		fserr_state_set_handled(&st, 99, 9);
+		err[0] = '\0';
+		EXPECT_EQ(-1, fserr_state_parse(bad[i], &st, err, sizeof(err))) {
+			TH_LOG("accepted: %s", bad[i]);
+		}
+		EXPECT_NE('\0', err[0]);
+		/* nothing of it applied */
+		EXPECT_STREQ("mine", st.boot_id);
+		EXPECT_EQ(1, st.nr_handled);
+		EXPECT_EQ(FSERR_STEP_NONE, st.step);
+		fserr_state_free(&st);
+	}
+}
+
+TEST_HARNESS_MAIN
