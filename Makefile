@@ -38,12 +38,12 @@ patches:
 
 host-tools: $(HOST_BIN)/fscorrupt userspace
 
-# fserrctl and its unit tests for the host (the guest's copy is built by
-# tests/mkinitramfs.sh).
+# fserrd, fserrctl and their unit tests for the host (the guest's copies
+# are built by tests/mkinitramfs.sh).
 userspace: deps kernel-tree
 	@$(MAKE) -s -C userspace O=../$(BUILD)/userspace/host all \
 		../$(BUILD)/userspace/host/uevent_test ../$(BUILD)/userspace/host/fsstate_test \
-		../$(BUILD)/userspace/host/config_test
+		../$(BUILD)/userspace/host/config_test ../$(BUILD)/userspace/host/state_test
 
 $(HOST_BIN)/fscorrupt: tests/fscorrupt/fscorrupt.c | deps
 	@mkdir -p $(@D)

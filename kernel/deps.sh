@@ -15,8 +15,10 @@ host_pkgs=(
 )
 # arm64 libraries to cross-link the guest's programs against.
 arm64_pkgs=(libmount-dev:arm64)
-# arm64 packages that are unpacked into the guest, not installed.
-guest_debs=(busybox-static)
+# arm64 packages that are unpacked into the guest, not installed: the
+# shell, and the fsck programs (with their libraries) that fserrd's repair
+# policy runs.
+guest_debs=(busybox-static dosfstools e2fsprogs libext2fs2 libcom-err2 libblkid1 libuuid1)
 
 say() { printf 'deps: %s\n' "$*"; }
 die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Make the guest's initramfs: busybox-static for arm64 from Debian's package,
-# the guest test programs and fscorrupt cross-compiled statically, the
-# scenarios and /init.
+# the guest test programs and fscorrupt cross-compiled statically, fserrd
+# and fserrctl cross-compiled with their libraries, fsck.fat and e2fsck from
+# Debian's arm64 packages, the scenarios and /init.
 #
 #   tests/mkinitramfs.sh OUTPUT
 set -euo pipefail
@@ -33,27 +34,40 @@ for src in "$top"/tests/guest/*.c; do
 done
 $cc "${cflags[@]}" -o "$work/root/tests/fscorrupt" "$top/tests/fscorrupt/fscorrupt.c"
 
-# fserrctl links libmount, which Debian ships only as a shared library: add
-# the arm64 loader and every library it needs, found through readelf.
+# fserrd and fserrctl link libmount, which Debian ships only as a shared
+# library, and fserrd's repair runs fsck.fat and e2fsck from Debian's arm64
+# packages: add the arm64 loader and every library they need, found through
+# readelf in the unpacked packages first, then in the arm64 libraries that
+# 'make deps' installed.
 make -s -C "$top/userspace" O="$top/build/userspace/arm64" CC=$cc >/dev/null
-mkdir -p "$work/root/lib/aarch64-linux-gnu" "$work/root/usr/sbin"
-cp "$top/build/userspace/arm64/fserrctl" "$work/root/usr/sbin/"
+mkdir -p "$work/root/lib/aarch64-linux-gnu" "$work/root/usr/sbin" "$work/root/sbin" "$work/fsck"
+cp "$top/build/userspace/arm64/fserrctl" "$top/build/userspace/arm64/fserrd" "$work/root/usr/sbin/"
+for p in dosfstools e2fsprogs libext2fs2 libcom-err2 libblkid1 libuuid1; do
+	deb=$(compgen -G "$top/build/debs/${p}_*_arm64.deb" | head -n1) ||
+		die "$p:arm64 is missing: run 'make deps'"
+	dpkg-deb -x "$deb" "$work/fsck"
+done
+for prog in fsck.fat e2fsck; do
+	src=$(compgen -G "$work/fsck/sbin/$prog" || compgen -G "$work/fsck/usr/sbin/$prog") ||
+		die "$prog is not in the unpacked arm64 packages"
+	cp -L "$src" "$work/root/sbin/$prog"
+done
 cp -L /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 "$work/root/lib/"
-need=(fserrctl)
+need=(usr/sbin/fserrctl usr/sbin/fserrd sbin/fsck.fat sbin/e2fsck)
 seen=" "
 while [ ${#need[@]} -gt 0 ]; do
-	bin=${need[0]}
+	file=$work/root/${need[0]}
 	need=("${need[@]:1}")
-	file=$work/root/usr/sbin/$bin
-	[ -f "$file" ] || file=$work/root/lib/aarch64-linux-gnu/$bin
 	for lib in $(aarch64-linux-gnu-readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 		case $seen in *" $lib "*) continue ;; esac
 		seen="$seen$lib "
-		src=$(compgen -G "/usr/lib/aarch64-linux-gnu/$lib" || compgen -G "/lib/aarch64-linux-gnu/$lib" ||
+		src=$(compgen -G "$work/fsck/lib/aarch64-linux-gnu/$lib" ||
+		      compgen -G "$work/fsck/usr/lib/aarch64-linux-gnu/$lib" ||
+		      compgen -G "/usr/lib/aarch64-linux-gnu/$lib" || compgen -G "/lib/aarch64-linux-gnu/$lib" ||
 		      compgen -G "/usr/aarch64-linux-gnu/lib/$lib") ||
-			die "$lib (needed by $bin) not found: run 'make deps' (libmount-dev:arm64)"
+			die "$lib (needed by ${file##*/}) not found: run 'make deps'"
 		cp -L "$src" "$work/root/lib/aarch64-linux-gnu/$lib"
-		need+=("$lib")
+		need+=("lib/aarch64-linux-gnu/$lib")
 	done
 done
 cp "$top"/tests/scenarios/*.sh "$work/root/scenarios/"

@@ -77,10 +77,11 @@ kunit_results() { # LABEL DMESG
 run_host_tests() {
 	local us=$top/build/userspace/host t
 	tap_results host/fscorrupt < <("$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt" 2>&1)
-	for t in uevent_test fsstate_test config_test; do
+	for t in uevent_test fsstate_test config_test state_test; do
 		tap_results "host/userspace/${t%_test}" < <("$us/$t" 2>&1)
 	done
 	tap_results host/fserrctl < <("$top/userspace/tests/fserrctl-test.sh" "$us/fserrctl" 2>&1)
+	tap_results host/fserrd < <("$top/userspace/tests/fserrd-test.sh" "$us/fserrd" 2>&1)
 	if make -s -C "$top/userspace" fuzz-short O="$us" >"$us/fuzz.log" 2>&1; then
 		pass "host/fuzz: uevent parser, 2,000,000 libFuzzer runs without a crash"
 	else

@@ -56,6 +56,8 @@ static void usage(FILE *to)
 "      --sysfs DIR          where the fserr directories are (default /sys/fs)\n"
 "      --check-config       check the policy file and exit\n"
 "  -v, --verbose            also log which channel woke fserrd\n"
+"      --pause-before STEP  testing: stop (SIGSTOP) before repair step\n"
+"                           unmount, fsck or mount, once\n"
 "  -h, --help               this text\n"
 "\n"
 "SIGTERM and SIGINT stop fserrd after the action in progress; SIGHUP\n"
@@ -126,6 +128,15 @@ void fserrd_log(const char *what, ...)
 	}
 	va_end(ap);
 	fprintf(stderr, "%s\n", line);
+}
+
+void fserrd_pause_point(struct fserrd *d)
+{
+	if (d->pause_before == FSERR_STEP_NONE || d->state.step != d->pause_before)
+		return;
+	fserrd_log("paused", "before", fserr_step_name(d->state.step), NULL);
+	d->pause_before = FSERR_STEP_NONE;
+	raise(SIGSTOP);
 }
 
 void fserrd_save_state(struct fserrd *d)
@@ -577,6 +588,7 @@ int main(int argc, char **argv)
 		{ "sysfs", required_argument, NULL, 'S' },
 		{ "check-config", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "pause-before", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -614,6 +626,15 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case 'P':
+			for (c = FSERR_STEP_UNMOUNT; c <= FSERR_STEP_MOUNT; c++)
+				if (!strcmp(optarg, fserr_step_name(c)))
+					d->pause_before = c;
+			if (d->pause_before == FSERR_STEP_NONE) {
+				fprintf(stderr, "fserrd: --pause-before takes unmount, fsck or mount\n");
+				return EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);

@@ -26,8 +26,12 @@ struct fserrd {
 	struct fserr_state state;
 	const char *state_path;
 	const char *sysfs_fs;
-	bool fanotify_warned;
+	/* Testing aid: stop (SIGSTOP) before this repair step, once. */
+	enum fserr_repair_step pause_before;
 };
+
+/* Stop here if the repair step in the state is the one to pause before. */
+void fserrd_pause_point(struct fserrd *d);
 
 /*
  * One structured log line on stderr: "TIME fserrd: WHAT key=value ...".

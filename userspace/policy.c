@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,46 +43,60 @@ static void describe_status(int status, bool timed_out, char *buf, size_t size)
 }
 
 /*
- * Run @argv with @env added to the environment, stdin from /dev/null and
- * stdout to our stderr (the log). @timeout seconds, 0 for none; a program
- * that overruns is killed with its process group. Returns 0 with @status
- * filled, or -errno if it could not be started.
+ * Run @argv (found through PATH) with @env added to the environment, stdin
+ * from /dev/null and stdout to our stderr (the log), in a process group of
+ * its own, with default signal handling. @timeout seconds, 0 for none; a
+ * program that overruns is killed with its process group. Returns 0 with
+ * @status filled, or -errno if it could not be started.
  */
 static int run(char *const argv[], char *const env[], unsigned int timeout,
 	       int *status, bool *timed_out)
 {
 	struct timespec start, now, nap = { 0, 20 * 1000 * 1000 };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, dfl;
+	char **envp;
+	size_t n_env = 0, n_add = 0, i;
 	pid_t pid, got;
-	int i, fd;
+	int err;
 
 	*timed_out = false;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		sigset_t none;
+	while (environ[n_env])
+		n_env++;
+	while (env && env[n_add])
+		n_add++;
+	envp = calloc(n_env + n_add + 1, sizeof(*envp));
+	if (!envp)
+		return -ENOMEM;
+	for (i = 0; i < n_add; i++)
+		envp[i] = env[i];
+	for (i = 0; i < n_env; i++)
+		if (strncmp(environ[i], "FSERR_", 6))	/* ours, not inherited ones */
+			envp[n_add++] = environ[i];
 
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		setpgid(0, 0);
-		fd = open("/dev/null", O_RDONLY);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			if (fd)
-				close(fd);
-		}
-		dup2(2, 1);
-		for (i = 0; env && env[i]; i++)
-			putenv(env[i]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "fserrd: cannot run %s: %m\n", argv[0]);
-		_exit(127);
-	}
-	setpgid(pid, pid);
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGHUP);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+					POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	err = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	free(envp);
+	if (err)
+		return -err;
 	for (;;) {
 		got = waitpid(pid, status, timeout ? WNOHANG : 0);
 		if (got == pid)
@@ -93,7 +108,6 @@ static int run(char *const argv[], char *const env[], unsigned int timeout,
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec - start.tv_sec >= (time_t)timeout) {
 			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
 			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 				;
 			*timed_out = true;
@@ -403,6 +417,29 @@ static void abandon_repair(struct fserrd *d, dev_t dev)
 	fserrd_save_state(d);
 }
 
+/*
+ * The options to mount @m with again: its per-mount options (rw or ro as
+ * the user mounted it, relatime, nosuid, ...) and the filesystem's own,
+ * without the superblock's ro/rw. A superblock that is read-only while
+ * the mount is not was made so by the filesystem's errors=remount-ro,
+ * whose reason the repair removes. NULL when out of memory.
+ */
+static char *restore_options(struct libmnt_fs *m)
+{
+	char *fs_opts, *all = NULL;
+	const char *vfs = mnt_fs_get_vfs_options(m), *fso = mnt_fs_get_fs_options(m);
+
+	fs_opts = strdup(fso ? fso : "");
+	if (!fs_opts)
+		return NULL;
+	mnt_optstr_remove_option(&fs_opts, "ro");
+	mnt_optstr_remove_option(&fs_opts, "rw");
+	if (asprintf(&all, "%s%s%s", vfs ? vfs : "rw", *fs_opts ? "," : "", fs_opts) < 0)
+		all = NULL;
+	free(fs_opts);
+	return all;
+}
+
 static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 {
 	struct libmnt_table *tb;
@@ -452,7 +489,7 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 
 		if (mnt_fs_get_devno(m) != dev)
 			continue;
-		options = mnt_fs_strdup_options(m);
+		options = restore_options(m);
 		ret = options ? fserr_state_add_mount(&d->state, mnt_fs_get_target(m),
 						      f->source, f->fstype,
 						      mnt_fs_get_root(m) ?: "/", options) : -1;
@@ -471,6 +508,7 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 	d->state.major = major(dev);
 	d->state.minor = minor(dev);
 	fserrd_save_state(d);
+	fserrd_pause_point(d);
 	fserrd_log("repair-start", "dev", devno, "device", f->source,
 		   "mountpoints", f->mountpoints, NULL);
 
@@ -504,10 +542,12 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 	d->state.step = FSERR_STEP_FSCK;
 	fserr_state_add_repair(&d->state, MAJMIN(dev), now);
 	fserrd_save_state(d);
+	fserrd_pause_point(d);
 	check_fs(d, saved_primary(&d->state));
 
 	d->state.step = FSERR_STEP_MOUNT;
 	fserrd_save_state(d);
+	fserrd_pause_point(d);
 	finish_repair(d, dev, mount_all(&d->state, dev), "repair");
 }
 

@@ -116,3 +116,53 @@ media_error_walk() {
 	umount /mnt
 	tap_end
 }
+
+# --- fserrd -------------------------------------------------------------------
+
+# wait_log PATTERN [COUNT [SECONDS]]: until fserrd's log (/tmp/fserrd.log)
+# has COUNT lines matching the extended regex PATTERN (default 1, 20 s).
+wait_log() {
+	_n=0
+	while [ "$(grep -c -E -- "$1" /tmp/fserrd.log)" -lt "${2:-1}" ]; do
+		_n=$((_n + 1))
+		if [ $_n -gt $((${3:-20} * 10)) ]; then
+			echo "no line '$1' in fserrd's log:"
+			cat /tmp/fserrd.log
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# fserrd_start ARGS...: fserrd in the background, logging to
+# /tmp/fserrd.log (appended), state in /tmp/fserrd/state; waits until it
+# has read the state once.
+fserrd_start() {
+	_starts=$(grep -c ' fserrd: start ' /tmp/fserrd.log 2>/dev/null)
+	fserrd --state /tmp/fserrd/state --verbose "$@" 2>>/tmp/fserrd.log &
+	fserrd_pid=$!
+	wait_log 'fserrd: rescan why=start' $((${_starts:-0} + 1)) >/dev/null
+}
+
+# fserrd_stop: SIGTERM; returns fserrd's exit status.
+fserrd_stop() {
+	kill -TERM "$fserrd_pid"
+	wait "$fserrd_pid"
+}
+
+# mounted_rw MOUNTPOINT / mounted_ro MOUNTPOINT: as /proc/mounts says
+mounted_rw() {
+	grep -q " $1 [^ ]* rw," /proc/mounts
+}
+
+mounted_ro() {
+	grep -q " $1 [^ ]* ro," /proc/mounts
+}
+
+# damage DEV KIND PATH: fscorrupt on a live block device, then drop the
+# caches, so that a file read before is read from the card again.
+damage() {
+	fscorrupt "$1" "$2" "$3" >/dev/null || return 1
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}

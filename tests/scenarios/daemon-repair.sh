@@ -1,0 +1,117 @@
+# fserrd against the real kernel, with the corruption made on the card
+# while it is mounted and fserrd runs (fscorrupt on the block device):
+#  - policy repair on FAT: the fault is logged with both mount points (a
+#    bind mount included), fsck.fat repairs it, both mounts come back with
+#    their options, fs_fault is 0 and every untouched file verifies;
+#  - a busy filesystem falls back to remount-ro;
+#  - a fault raised while fserrd was stopped is repaired when it starts;
+#  - the third fault in an hour hits repair-limit 2 and is escalated;
+#  - policy log on ext2: one line per fault, none again after rescans and
+#    a restart (the state file);
+#  - ext2 damage that e2fsck -p must not fix unattended: the filesystem
+#    comes back read-only and the log says the repair is incomplete.
+CARD=fat32
+
+prepare() { # CARD-IMAGE RUN-DIR (on the host)
+	: # nothing: the damage is done in the guest, while fserrd runs
+}
+
+guest() {
+	fserr_lift_global_cap
+	mkdir -p /mnt3 /mnt4 /tmp/spare
+	cat >/tmp/fserrd.conf <<'CONF'
+match mountpoint /mnt4 log
+match fstype vfat repair
+match fstype ext2 repair
+repair-limit 2
+CONF
+	mount -t vfat -o notify,shortname=winnt /dev/mmcblk0p1 /mnt
+	mount --bind /mnt/DIR1 /mnt2
+	fserrd_start -c /tmp/fserrd.conf
+
+	tap_begin daemon-repair
+	damage /dev/mmcblk0p1 fat-dirent-bad-start DATA.BIN
+	cat /mnt/DATA.BIN >/dev/null 2>&1
+	t "the fault is logged once, with both mount points" wait_log \
+		' fault type=vfat device=/dev/mmcblk0p1 dev=179:1 mountpoints=/mnt,/mnt2 first_errno=117 first_error=EUCLEAN .* fault_count=1 sysfs=/sys/fs/fat/mmcblk0p1 policy=repair$'
+	t "fsck.fat ran and repaired the volume" wait_log \
+		'fsck-done command="fsck.fat -a -w /dev/mmcblk0p1" result="exit 1" outcome=repaired'
+	t "repaired; the fresh mount has fs_fault 0" wait_log \
+		' repaired dev=179:1 how=repair mounted=as-before fs_fault=0$'
+	t "/mnt is back, read-write, with its options" sh -c \
+		"grep -Eq ' /mnt vfat rw,.*shortname=winnt.*,notify' /proc/mounts"
+	t "the bind mount /mnt2 is back and shows DIR1" test -f /mnt2/FILE1.TXT
+	t "fs_fault reads 0" expect_eq 0 "$(attr fat mmcblk0p1 fs_fault)"
+	t "every untouched file reads back with its checksum" \
+		untouched_files_intact /mnt 'DATA.BIN'
+	t "the repaired volume reports nothing more" expect_eq 0 "$(attr fat mmcblk0p1 error_count)"
+
+	# Busy: a process has its working directory on the volume.
+	damage /dev/mmcblk0p1 fat-chain-past-end VICTIM2.BIN
+	(cd /mnt/WALK && exec sleep 60) &
+	holder=$!
+	settle 0.3
+	cat /mnt/VICTIM2.BIN >/dev/null 2>&1
+	t "busy: the repair says so and falls back to remount-ro" wait_log \
+		' repair-busy dev=179:1 mountpoint=/mnt error="Device or resource busy" policy=remount-ro$'
+	t "busy: remounted read-only" wait_log ' remounted-ro mountpoint=/mnt why="busy: '
+	t "busy: /mnt stays mounted, read-only" mounted_ro /mnt
+	t "busy: the bind mount was put back" mounted_ro /mnt2
+	t "busy: no fsck ran" expect_eq 1 "$(grep -c fsck-start /tmp/fserrd.log)"
+	kill $holder
+	wait $holder 2>/dev/null
+	mount -o remount,rw /mnt
+
+	# A fault while fserrd is stopped is repaired when it starts.
+	fserrd_stop
+	t "SIGTERM stops fserrd with exit 0" expect_eq 0 $?
+	t "stopping left the volume mounted" mounted_rw /mnt
+	cat /mnt/VICTIM2.BIN >/dev/null 2>&1
+	t "the fault is raised while fserrd is stopped" expect_eq 1 "$(attr fat mmcblk0p1 fs_fault)"
+	fserrd_start -c /tmp/fserrd.conf
+	t "fserrd started after the fault repairs it" wait_log \
+		' repaired dev=179:1 how=repair mounted=as-before fs_fault=0$' 2
+	t "... and the untouched files verify" \
+		untouched_files_intact /mnt 'DATA.BIN|VICTIM2.BIN'
+
+	# A third fault within the hour: repair-limit 2 escalates.
+	damage /dev/mmcblk0p1 fat-free-in-chain FREE.BIN
+	cat /mnt/FREE.BIN >/dev/null 2>&1
+	t "the third fault hits the repair limit" wait_log \
+		' escalate dev=179:1 repairs=2 limit=2 policy=remount-ro$'
+	t "... and is remounted read-only instead" mounted_ro /mnt
+	t "... without a third fsck" expect_eq 2 "$(grep -c fsck-done /tmp/fserrd.log)"
+
+	# log on ext2 (/mnt4): each fault once, across rescans and a restart.
+	damage /dev/mmcblk0p2 ext2-dirent-bad-inode DATA.BIN
+	mount -t ext2 /dev/mmcblk0p2 /mnt4
+	cat /mnt4/DATA.BIN >/dev/null 2>&1
+	t "ext2 fault logged with policy log" wait_log \
+		' fault type=ext2 device=/dev/mmcblk0p2 dev=179:2 mountpoints=/mnt4 .* policy=log$'
+	mount -t tmpfs spare /tmp/spare
+	umount /tmp/spare
+	wait_log 'rescan why=mountinfo' 1 >/dev/null
+	fserrd_stop
+	fserrd_start -c /tmp/fserrd.conf
+	settle 0.5
+	t "one line for the fault, after rescans and a restart" \
+		expect_eq 1 "$(grep -c ' fault type=ext2' /tmp/fserrd.log)"
+	t "the fault stays raised (log does not act)" expect_eq 1 "$(attr ext2 mmcblk0p2 fs_fault)"
+
+	# repair on ext2: e2fsck -p refuses this damage unattended.
+	umount /mnt4
+	mount -t ext2 /dev/mmcblk0p2 /mnt3
+	cat /mnt3/DATA.BIN >/dev/null 2>&1
+	t "e2fsck -p -f ran and could not repair it" wait_log \
+		'fsck-done command="e2fsck -p -f /dev/mmcblk0p2" result="exit 4" outcome=not-repaired'
+	t "the repair is reported incomplete, mounted read-only" wait_log \
+		' repair-incomplete dev=179:2 how=repair mounted=read-only fs_fault=0$'
+	t "/mnt3 is mounted read-only" mounted_ro /mnt3
+	t "its untouched files still verify" untouched_files_intact /mnt3 'DATA.BIN'
+	fserrd_stop
+	t "fserrd never handled a fault twice" expect_eq 6 "$(grep -c ' fault ' /tmp/fserrd.log)"
+	tap_end
+	umount /mnt3 /mnt2 /mnt
+	echo "# fserrd log:"
+	sed 's/^/# /' /tmp/fserrd.log
+}
