@@ -88,6 +88,7 @@ check "a bad --policy: exit 3, named" bash -c \
 	"'$fserrd' --check-config -c '$work/conf' --policy 'exec relative' 2>&1 | grep -q '^fserrd: command line:1: exec needs an absolute program path'"
 check "a bad --repair-limit: exit 3" exits 3 "$fserrd" --check-config -c "$work/conf" --repair-limit -1
 check "a missing policy file that was named: exit 3" exits 3 "$fserrd" --check-config -c "$work/none.conf"
+check "the sample policy (dist/fserrd.conf) is valid" exits 0 "$fserrd" --check-config -c "$(dirname "$0")/../dist/fserrd.conf"
 check "--check-config accepts a good file" exits 0 "$fserrd" --check-config -c "$work/conf" --policy repair --repair-limit 2
 
 fake_fs fat sdz1 1 1
@@ -121,13 +122,13 @@ check "exec passes the fault in FSERR_* variables" bash -c \
 	"grep -qx 'FSERR_DEV=4000:7' '$work/env' && grep -qx 'FSERR_FAULT_COUNT=3' '$work/env' &&
 	 grep -qx 'FSERR_FIRST_ERRNO=117' '$work/env' && grep -qx 'FSERR_SYSFS=$work/sys/fat/sdz1' '$work/env'"
 stop
-printf '#!/bin/sh\nexec sleep 30\n' >"$work/slow"
+printf '#!/bin/sh\necho $$ >"%s/slow.pid"\nexec sleep 30\n' "$work" >"$work/slow"
 chmod +x "$work/slow"
 printf 'default exec %s\nexec-timeout 1\n' "$work/slow" >"$work/conf"
 echo 4 >"$work/sys/fat/sdz1/fault_count"
 start "$work/log5"
 check "a program past exec-timeout is killed" wait_for "$work/log5" 'exec-done .*result="killed after the timeout"'
-check "... and no sleep is left behind" bash -c "! pgrep -f '^sleep 30$' >/dev/null"
+check "... and no sleep is left behind" bash -c "[ -s '$work/slow.pid' ] && ! kill -0 \$(cat '$work/slow.pid') 2>/dev/null"
 stop
 
 # remount-ro and repair on a filesystem that is not mounted here
