@@ -69,11 +69,12 @@ files_intact() {
 # --- test programs ------------------------------------------------------------
 
 # run_channels LABEL DEV FSTYPE FAMILY VICTIM TRIGGER ERRNO [OPTS]
-# Runs the channel tests against one filesystem of the card.
+# Runs the channel tests against one filesystem of the card; the storm test
+# causes $FSERR_STORM errors (default 10000).
 run_channels() {
 	echo "# fserr_channels on $1"
 	FSERR_DEV=$2 FSERR_FSTYPE=$3 FSERR_FAMILY=$4 FSERR_VICTIM=$5 \
-	FSERR_TRIGGER=$6 FSERR_ERRNO=$7 FSERR_OPTS=${8:-} \
+	FSERR_TRIGGER=$6 FSERR_ERRNO=$7 FSERR_OPTS=${8:-} FSERR_STORM=${FSERR_STORM:-10000} \
 		/tests/fserr_channels 2>&1 | sed -E "s/^(not ok|ok) ([0-9]+) /\\1 \\2 $1: /"
 }
 
