@@ -330,7 +330,7 @@ static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fser
 	struct fserrd *d = &dm->d;
 	const struct fserr_action *a;
 	struct fserrd_fault f = { .fs = *fs };
-	char devno[32], first_errno[16], errors[32], faults[32], when[32];
+	char devno[32], first_errno[16], errors[32], faults[32], when[32], ino[32];
 	time_t t = fs->first_error_time;
 	struct tm tm;
 
@@ -340,6 +340,7 @@ static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fser
 	snprintf(first_errno, sizeof(first_errno), "%d", fs->first_errno);
 	snprintf(errors, sizeof(errors), "%llu", fs->error_count);
 	snprintf(faults, sizeof(faults), "%llu", fs->fault_count);
+	snprintf(ino, sizeof(ino), "%llu", (unsigned long long)fs->ino);
 	if (t && gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	else
@@ -351,7 +352,7 @@ static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fser
 		   "mountpoints", *f.mountpoints ? f.mountpoints : "-",
 		   "first_errno", first_errno, "first_error", fserrd_errno_name(fs->first_errno),
 		   "first_error_time", when, "error_count", errors, "fault_count", faults,
-		   "sysfs", fs->dir, "policy", fserr_policy_name(a->policy), NULL);
+		   "sysfs", fs->dir, "ino", ino, "policy", fserr_policy_name(a->policy), NULL);
 	fserrd_act(d, a, &f);
 }
 
@@ -599,6 +600,7 @@ int main(int argc, char **argv)
 	bool check_only = false;
 	char boot_id[40], *slash, dir[PATH_MAX];
 	struct pollfd *pfd = NULL;
+	sigset_t blocked, waiting;
 	int c;
 
 	d->state_path = DEFAULT_STATE;
@@ -671,6 +673,16 @@ int main(int argc, char **argv)
 	fserr_state_init(&d->state, boot_id);
 	load_state(d, boot_id);
 
+	/*
+	 * The signals are blocked except inside ppoll(): one that comes
+	 * while a rescan runs is seen at the next ppoll(), never lost
+	 * between the check of the flag and the wait.
+	 */
+	sigemptyset(&blocked);
+	sigaddset(&blocked, SIGTERM);
+	sigaddset(&blocked, SIGINT);
+	sigaddset(&blocked, SIGHUP);
+	sigprocmask(SIG_BLOCK, &blocked, &waiting);
 	sigaction(SIGTERM, &stop, NULL);
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGHUP, &hup, NULL);
@@ -715,7 +727,7 @@ int main(int argc, char **argv)
 		pfd[n++] = (struct pollfd){ .fd = dm.fanotify_fd, .events = POLLIN };
 		for (i = 0; i < dm.nr_watches; i++)
 			pfd[n++] = (struct pollfd){ .fd = dm.watches[i].fd, .events = POLLPRI };
-		if (poll(pfd, n, -1) < 0) {
+		if (ppoll(pfd, n, NULL, &waiting) < 0) {
 			if (errno == EINTR)
 				continue;
 			fserrd_log("poll-failed", "error", strerror(errno), NULL);

@@ -33,7 +33,7 @@ CONF
 	damage /dev/mmcblk0p1 fat-dirent-bad-start DATA.BIN
 	cat /mnt/DATA.BIN >/dev/null 2>&1
 	t "the fault is logged once, with both mount points" wait_log \
-		' fault type=vfat device=/dev/mmcblk0p1 dev=179:1 mountpoints=/mnt,/mnt2 first_errno=117 first_error=EUCLEAN .* fault_count=1 sysfs=/sys/fs/fat/mmcblk0p1 policy=repair$'
+		' fault type=vfat device=/dev/mmcblk0p1 dev=179:1 mountpoints=/mnt,/mnt2 first_errno=117 first_error=EUCLEAN .* fault_count=1 sysfs=/sys/fs/fat/mmcblk0p1 ino=[0-9]+ policy=repair$'
 	t "fsck.fat ran and repaired the volume" wait_log \
 		'fsck-done command="fsck.fat -a -w /dev/mmcblk0p1" result="exit 1" outcome=repaired'
 	t "repaired; the fresh mount has fs_fault 0" wait_log \
@@ -109,7 +109,14 @@ CONF
 	t "/mnt3 is mounted read-only" mounted_ro /mnt3
 	t "its untouched files still verify" untouched_files_intact /mnt3 'DATA.BIN'
 	fserrd_stop
-	t "fserrd never handled a fault twice" expect_eq 6 "$(grep -c ' fault ' /tmp/fserrd.log)"
+	# A fault is (sysfs directory inode, fault_count). A remount-ro clears
+	# fs_fault while a reader may still hit the damage, which raises a new
+	# fault on the same mount, so the number of lines may vary; a repeated
+	# pair may not.
+	sed -n 's/.* fault .*fault_count=\([0-9]*\) .* ino=\([0-9]*\) .*/\2:\1/p' /tmp/fserrd.log |
+		sort | uniq -d >/tmp/twice
+	t "fserrd never handled a fault twice (no ino:fault_count repeated)" sh -c \
+		'[ ! -s /tmp/twice ] && [ "$(grep -c " fault " /tmp/fserrd.log)" -ge 6 ] || cat /tmp/twice'
 	tap_end
 	umount /mnt3 /mnt2 /mnt
 	echo "# fserrd log:"

@@ -95,7 +95,7 @@ fake_fs fat sdz1 1 1
 fake_fs ext2 sdz2 0 0
 start "$work/log1"
 check "a fault is logged with one structured line" wait_for "$work/log1" \
-	'fserrd: fault type=fat device=sdz1 dev=4000:7 mountpoints=- first_errno=117 first_error=EUCLEAN first_error_time=2025-12-02T18:26:40Z error_count=5 fault_count=1 sysfs=[^ ]*/sys/fat/sdz1 policy=log$'
+	'fserrd: fault type=fat device=sdz1 dev=4000:7 mountpoints=- first_errno=117 first_error=EUCLEAN first_error_time=2025-12-02T18:26:40Z error_count=5 fault_count=1 sysfs=[^ ]*/sys/fat/sdz1 ino=[0-9]+ policy=log$'
 check "the clean filesystem is not reported" bash -c "! grep -q 'sdz2' '$work/log1'"
 check "SIGTERM stops it with exit 0" stop
 start "$work/log2"
