@@ -60,18 +60,6 @@ static void format_time(long long t, char *buf, size_t size)
 		strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static const char *errno_name(int e)
-{
-	switch (e) {
-	case 0: return "-";
-	case EIO: return "EIO";
-	case EUCLEAN: return "EUCLEAN";
-	case ENOMEM: return "ENOMEM";
-	case EROFS: return "EROFS";
-	default: return "other";
-	}
-}
-
 /* JSON string with the characters that need it escaped. */
 static void json_string(const char *s)
 {
@@ -139,8 +127,8 @@ static int status_one(const struct fserr_fs *fs, void *data)
 			       "ERRORS", "FIRST", "ERRNO", "LAST", "ERRNO");
 		printf("%-20s %-6s %-16s %-8s %5d %8llu %-20s %-8s %-20s %s\n",
 		       *mounts ? mounts : "(not mounted here)", type, source, devno,
-		       fs->fault, fs->error_count, first, errno_name(fs->first_errno),
-		       last, errno_name(fs->last_errno));
+		       fs->fault, fs->error_count, first, fserr_errno_name(fs->first_errno),
+		       last, fserr_errno_name(fs->last_errno));
 	}
 	ctx->count++;
 	return 0;
@@ -178,23 +166,6 @@ static int cmd_status(int argc, char **argv)
 	return 0;
 }
 
-struct find_ctx {
-	dev_t dev;
-	struct fserr_fs found;
-	bool hit;
-};
-
-static int find_one(const struct fserr_fs *fs, void *data)
-{
-	struct find_ctx *ctx = data;
-
-	if (fs->dev != ctx->dev)
-		return 0;
-	ctx->found = *fs;
-	ctx->hit = true;
-	return 1;
-}
-
 /*
  * A block device names its filesystem; otherwise the argument must be a
  * mount point or a mount source in this namespace's mount table.
@@ -229,33 +200,33 @@ static int resolve(const char *arg, dev_t *dev)
 
 static int cmd_clear(int argc, char **argv)
 {
-	struct find_ctx ctx = { .hit = false };
+	struct fserr_fs found;
+	dev_t dev;
 	int ret, err;
 
 	if (argc != 2) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	ret = resolve(argv[1], &ctx.dev);
+	ret = resolve(argv[1], &dev);
 	if (ret)
 		return ret;
-	fserr_fs_scan(sysfs_fs, find_one, &ctx);
-	if (!ctx.hit) {
+	if (fserr_fs_find(sysfs_fs, dev, &found)) {
 		fprintf(stderr, "fserrctl: %s (%u:%u) has no fserr state under %s\n",
-			argv[1], major(ctx.dev), minor(ctx.dev), sysfs_fs);
+			argv[1], major(dev), minor(dev), sysfs_fs);
 		return EXIT_NOT_FOUND;
 	}
-	err = fserr_fs_clear(&ctx.found);
+	err = fserr_fs_clear(&found);
 	if (err == -EACCES || err == -EPERM) {
 		fprintf(stderr, "fserrctl: clearing %s needs root (CAP_SYS_ADMIN): %s\n",
-			ctx.found.dir, strerror(-err));
+			found.dir, strerror(-err));
 		return EXIT_DENIED;
 	}
 	if (err) {
-		fprintf(stderr, "fserrctl: cannot clear %s: %s\n", ctx.found.dir, strerror(-err));
+		fprintf(stderr, "fserrctl: cannot clear %s: %s\n", found.dir, strerror(-err));
 		return EXIT_FAILURE;
 	}
-	printf("cleared %s (was %d)\n", ctx.found.dir, ctx.found.fault);
+	printf("cleared %s (was %d)\n", found.dir, found.fault);
 	return 0;
 }
 
@@ -271,7 +242,7 @@ static int print_change(const struct fserr_fs *fs, void *data)
 {
 	(void)data;
 	printf("state: %s fs_fault=%d error_count=%llu last_errno=%s\n",
-	       fs->dir, fs->fault, fs->error_count, errno_name(fs->last_errno));
+	       fs->dir, fs->fault, fs->error_count, fserr_errno_name(fs->last_errno));
 	return 0;
 }
 
@@ -326,7 +297,7 @@ static int cmd_watch(int argc, char **argv)
 			} else if (n > 0 && fserr_uevent_parse(buf, n, &ev) == 0) {
 				printf("uevent: %s type=%s id=%s dev=%u:%u errno=%s errors=%llu suppressed=%llu\n",
 				       ev.devpath, ev.fs_type, ev.fs_id, ev.major, ev.minor,
-				       errno_name(ev.fs_errno), ev.error_count, ev.suppressed);
+				       fserr_errno_name(ev.fs_errno), ev.error_count, ev.suppressed);
 			}
 		}
 		if (pfd[1].revents & (POLLPRI | POLLERR))

@@ -65,18 +65,6 @@ static void usage(FILE *to)
 "Exit status: 0 stopped by a signal, 1 failure, 2 bad usage, 3 bad policy.\n");
 }
 
-const char *fserrd_errno_name(int e)
-{
-	switch (e) {
-	case 0: return "none";
-	case EIO: return "EIO";
-	case EUCLEAN: return "EUCLEAN";
-	case ENOMEM: return "ENOMEM";
-	case EROFS: return "EROFS";
-	default: return "other";
-	}
-}
-
 static bool needs_quotes(const char *s)
 {
 	if (!*s)
@@ -156,17 +144,20 @@ struct options {
 	const char *repair_limit;
 };
 
-/* The file (if any) and then the command line, as one policy. */
+/*
+ * The file (if any) and then the command line, parsed as one policy so that
+ * the command line wins; the command line is first checked alone, so that
+ * its errors name it.
+ */
 static int load_config(const struct options *o, struct fserr_config *cfg)
 {
-	char err[512], *text = NULL, *all;
-	struct fserr_config scratch;
+	char err[512], *cmd = NULL, *file = NULL, *all = NULL;
+	struct fserr_config next;
 	size_t size = 0;
 	FILE *mem;
-	int ret;
+	int ret = -1;
 
-	/* The command line alone first, so its errors name it. */
-	mem = open_memstream(&text, &size);
+	mem = open_memstream(&cmd, &size);
 	if (!mem)
 		return -1;
 	if (o->policy)
@@ -174,61 +165,32 @@ static int load_config(const struct options *o, struct fserr_config *cfg)
 	if (o->repair_limit)
 		fprintf(mem, "repair-limit %s\n", o->repair_limit);
 	fclose(mem);
-	fserr_config_init(&scratch);
-	ret = fserr_config_parse("command line", text, &scratch, err, sizeof(err));
-	fserr_config_free(&scratch);
-	if (ret) {
-		fprintf(stderr, "fserrd: %s\n", err);
-		free(text);
-		return -1;
-	}
-	fserr_config_init(&scratch);
+	fserr_config_init(&next);
+	if (fserr_config_parse("command line", cmd, &next, err, sizeof(err)))
+		goto bad;
+	fserr_config_free(&next);
 	if (o->config_given || !access(o->config, F_OK)) {
-		if (fserr_config_load(o->config, &scratch, err, sizeof(err))) {
-			fprintf(stderr, "fserrd: %s\n", err);
-			free(text);
-			return -1;
-		}
+		file = fserr_config_read(o->config, err, sizeof(err));
+		if (!file)
+			goto bad;
 	}
-	fserr_config_free(&scratch);
-	/* Valid apart; parse them together so that the command line wins. */
-	if (o->config_given || !access(o->config, F_OK)) {
-		FILE *f = fopen(o->config, "re");
-		char *file = NULL;
-		size_t fsize = 0;
-
-		if (f && getdelim(&file, &fsize, '\0', f) < 0 && !ferror(f)) {
-			free(file);
-			file = strdup("");	/* an empty file */
-		}
-		if (!f || ferror(f) || !file) {
-			fprintf(stderr, "fserrd: %s: %m\n", o->config);
-			if (f)
-				fclose(f);
-			free(file);
-			free(text);
-			return -1;
-		}
-		fclose(f);
-		if (asprintf(&all, "%s\n%s", file, text) < 0)
-			all = NULL;
-		free(file);
-	} else {
-		all = strdup(text);
+	if (asprintf(&all, "%s\n%s", file ? file : "", cmd) < 0) {
+		all = NULL;
+		goto out;
 	}
-	free(text);
-	if (!all)
-		return -1;
-	fserr_config_init(&scratch);
-	ret = fserr_config_parse(o->config, all, &scratch, err, sizeof(err));
-	free(all);
-	if (ret) {
-		fprintf(stderr, "fserrd: %s\n", err);
-		return -1;
-	}
+	if (fserr_config_parse(o->config, all, &next, err, sizeof(err)))
+		goto bad;
 	fserr_config_free(cfg);
-	*cfg = scratch;
-	return 0;
+	*cfg = next;
+	ret = 0;
+	goto out;
+bad:
+	fprintf(stderr, "fserrd: %s\n", err);
+out:
+	free(cmd);
+	free(file);
+	free(all);
+	return ret;
 }
 
 static void log_config(const struct fserr_config *cfg, const char *what)
@@ -284,6 +246,7 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 {
 	struct libmnt_iter *it = tb ? mnt_new_iter(MNT_ITER_FORWARD) : NULL;
 	struct libmnt_fs *m, *first = NULL;
+	char *p;
 
 	snprintf(f->fstype, sizeof(f->fstype), "%s", f->fs.family);
 	snprintf(f->source, sizeof(f->source), "%s", f->fs.id);
@@ -291,8 +254,10 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 	f->mountpoints[0] = f->mountpoints_nl[0] = '\0';
 	if (!it)
 		return;
-	fserr_mounts_of(tb, f->fs.dev, ",", f->mountpoints, sizeof(f->mountpoints));
 	fserr_mounts_of(tb, f->fs.dev, "\n", f->mountpoints_nl, sizeof(f->mountpoints_nl));
+	snprintf(f->mountpoints, sizeof(f->mountpoints), "%s", f->mountpoints_nl);
+	for (p = f->mountpoints; (p = strchr(p, '\n')); )
+		*p = ',';
 	while (mnt_table_next_fs(tb, it, &m) == 0) {
 		if (mnt_fs_get_devno(m) != f->fs.dev)
 			continue;
@@ -350,7 +315,7 @@ static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fser
 	fserrd_save_state(d);
 	fserrd_log("fault", "type", f.fstype, "device", f.source, "dev", devno,
 		   "mountpoints", *f.mountpoints ? f.mountpoints : "-",
-		   "first_errno", first_errno, "first_error", fserrd_errno_name(fs->first_errno),
+		   "first_errno", first_errno, "first_error", fserr_errno_name(fs->first_errno),
 		   "first_error_time", when, "error_count", errors, "fault_count", faults,
 		   "sysfs", fs->dir, "ino", ino, "policy", fserr_policy_name(a->policy), NULL);
 	fserrd_act(d, a, &f);

@@ -39,8 +39,6 @@ void fserrd_pause_point(struct fserrd *d);
  */
 void fserrd_log(const char *what, ...) __attribute__((sentinel));
 
-const char *fserrd_errno_name(int e);
-
 /* Save the state file; a failure is logged, the daemon goes on. */
 void fserrd_save_state(struct fserrd *d);
 

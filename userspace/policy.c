@@ -272,32 +272,12 @@ static bool mounted_at(dev_t dev, const char *target)
 	return hit;
 }
 
-struct live_ctx {
-	dev_t dev;
-	struct fserr_fs fs;
-	bool hit;
-};
-
-static int live_one(const struct fserr_fs *fs, void *data)
-{
-	struct live_ctx *ctx = data;
-
-	if (fs->dev != ctx->dev)
-		return 0;
-	ctx->fs = *fs;
-	ctx->hit = true;
-	return 1;
-}
-
 /* The fserr state of the superblock of @dev, if one is alive anywhere. */
 static bool live_superblock(struct fserrd *d, dev_t dev, struct fserr_fs *out)
 {
-	struct live_ctx ctx = { .dev = dev };
+	struct fserr_fs fs;
 
-	fserr_fs_scan(d->sysfs_fs, live_one, &ctx);
-	if (ctx.hit && out)
-		*out = ctx.fs;
-	return ctx.hit;
+	return fserr_fs_find(d->sysfs_fs, dev, out ? out : &fs) == 0;
 }
 
 /* The mount of the filesystem's root among the saved ones. */

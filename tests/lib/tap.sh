@@ -13,4 +13,12 @@ check() {
 	if "$@" >"$work/out" 2>&1; then ok "$name"; else not_ok "$name"; sed 's/^/# /' "$work/out"; fi
 }
 
+# exits STATUS COMMAND...: the command exits with STATUS (output dropped)
+exits() {
+	local want=$1
+	shift
+	"$@" >/dev/null 2>&1
+	[ $? -eq "$want" ]
+}
+
 tap_plan() { echo "1..$n"; }

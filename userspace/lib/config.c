@@ -202,24 +202,23 @@ refuse:
 	return -1;
 }
 
-int fserr_config_load(const char *path, struct fserr_config *cfg,
-		      char *err, size_t errlen)
+char *fserr_config_read(const char *path, char *err, size_t errlen)
 {
 	char *text = NULL;
 	size_t size = 0;
 	FILE *f, *mem;
-	int c, ret;
+	int c;
 
 	f = fopen(path, "re");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
+		return NULL;
 	}
 	mem = open_memstream(&text, &size);
 	if (!mem) {
 		fclose(f);
 		snprintf(err, errlen, "%s: out of memory", path);
-		return -1;
+		return NULL;
 	}
 	while ((c = fgetc(f)) != EOF) {
 		if (c == '\0') {
@@ -227,12 +226,23 @@ int fserr_config_load(const char *path, struct fserr_config *cfg,
 			fclose(mem);
 			free(text);
 			snprintf(err, errlen, "%s: a NUL byte: not a text file", path);
-			return -1;
+			return NULL;
 		}
 		fputc(c, mem);
 	}
 	fclose(f);
 	fclose(mem);
+	return text;
+}
+
+int fserr_config_load(const char *path, struct fserr_config *cfg,
+		      char *err, size_t errlen)
+{
+	char *text = fserr_config_read(path, err, errlen);
+	int ret;
+
+	if (!text)
+		return -1;
 	ret = fserr_config_parse(path, text, cfg, err, errlen);
 	free(text);
 	return ret;

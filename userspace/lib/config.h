@@ -52,6 +52,12 @@ void fserr_config_init(struct fserr_config *cfg);
 int fserr_config_parse(const char *name, const char *text,
 		       struct fserr_config *cfg, char *err, size_t errlen);
 
+/*
+ * The text of the file @path, malloc()ed; NULL with "PATH: why" in @err
+ * if it cannot be read or is not text (a NUL byte).
+ */
+char *fserr_config_read(const char *path, char *err, size_t errlen);
+
 /* Read and parse the file @path, as fserr_config_parse(). */
 int fserr_config_load(const char *path, struct fserr_config *cfg,
 		      char *err, size_t errlen);

@@ -169,6 +169,40 @@ int fserr_fs_scan(const char *sysfs_fs,
 	return ret;
 }
 
+struct find_ctx {
+	dev_t dev;
+	struct fserr_fs *out;
+};
+
+static int find_one(const struct fserr_fs *fs, void *data)
+{
+	struct find_ctx *ctx = data;
+
+	if (fs->dev != ctx->dev)
+		return 0;
+	*ctx->out = *fs;
+	return 1;
+}
+
+int fserr_fs_find(const char *sysfs_fs, dev_t dev, struct fserr_fs *out)
+{
+	struct find_ctx ctx = { .dev = dev, .out = out };
+
+	return fserr_fs_scan(sysfs_fs, find_one, &ctx) == 1 ? 0 : -ENOENT;
+}
+
+const char *fserr_errno_name(int e)
+{
+	switch (e) {
+	case 0: return "-";
+	case EIO: return "EIO";
+	case EUCLEAN: return "EUCLEAN";
+	case ENOMEM: return "ENOMEM";
+	case EROFS: return "EROFS";
+	default: return "other";
+	}
+}
+
 int fserr_fs_clear(const struct fserr_fs *fs)
 {
 	char path[PATH_MAX + 16];

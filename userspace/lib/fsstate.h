@@ -37,6 +37,15 @@ int fserr_fs_read(const char *dir, struct fserr_fs *fs);
 int fserr_fs_scan(const char *sysfs_fs,
 		  int (*cb)(const struct fserr_fs *fs, void *data), void *data);
 
+/*
+ * The fserr state of the superblock of @dev under @sysfs_fs, into @out:
+ * 0, or -ENOENT if no mounted filesystem of @dev has one.
+ */
+int fserr_fs_find(const char *sysfs_fs, dev_t dev, struct fserr_fs *out);
+
+/* The symbolic name of an errno that fserr reports; "-" for 0. */
+const char *fserr_errno_name(int e);
+
 /* Write "0" to fs_fault. Returns 0 or -errno (-EACCES, -EPERM: not root). */
 int fserr_fs_clear(const struct fserr_fs *fs);
 

@@ -11,12 +11,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../../tests/lib/tap.sh"
-exits() { # STATUS COMMAND...: the command exits with STATUS
-	local want=$1
-	shift
-	"$@" >/dev/null 2>&1
-	[ $? -eq "$want" ]
-}
 
 fake_fs() { # FAMILY ID FAULT DEV
 	local d=$work/sys/$1/$2

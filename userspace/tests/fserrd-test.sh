@@ -21,12 +21,6 @@ cleanup() {
 trap cleanup EXIT
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../../tests/lib/tap.sh"
-exits() { # STATUS COMMAND...: the command exits with STATUS
-	local want=$1
-	shift
-	"$@" >/dev/null 2>&1
-	[ $? -eq "$want" ]
-}
 
 # A device number that nothing on the host uses.
 fake_fs() { # FAMILY ID FAULT FAULT_COUNT

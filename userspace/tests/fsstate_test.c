@@ -99,6 +99,16 @@ TEST_F(tree, scan_reads_every_fserr_directory)
 	EXPECT_NE(NULL, strstr(out, "ext2/mmcblk0p2=0,179:2;"));
 }
 
+TEST_F(tree, find_by_device_number)
+{
+	struct fserr_fs fs;
+
+	ASSERT_EQ(0, fserr_fs_find(self->root, makedev(179, 2), &fs));
+	EXPECT_STREQ("ext2", fs.family);
+	EXPECT_STREQ("mmcblk0p2", fs.id);
+	EXPECT_EQ(-ENOENT, fserr_fs_find(self->root, makedev(179, 9), &fs));
+}
+
 TEST_F(tree, read_gives_all_counters)
 {
 	char dir[PATH_MAX];
