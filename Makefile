@@ -63,6 +63,8 @@ boot: kernel initramfs images
 # Which kernels make check boots: plain, debug or both (the default).
 FSERR_KERNELS ?= plain debug
 export FSERR_KERNELS
+# make check FSERR_FUZZ=NAME:SEED replays one fuzzed image (tests/README.md)
+export FSERR_FUZZ
 
 check: kernel $(if $(filter debug,$(FSERR_KERNELS)),kernel-debug) initramfs images host-tools
 	@./tests/run.sh $(SCENARIOS)

@@ -6,6 +6,8 @@
 #   build/images/card-fat16.img   the same with p1 FAT16
 #   build/images/card-fat12.img   the same with p1 FAT12
 #   build/images/card.sha256      checksums of every file, for later checks
+#   build/images/fuzz/            small empty FAT12/16/32 and ext2 volumes
+#                                 and the files the fuzz scenarios put on them
 #
 # The files are the same on every partition; the guest tests rely on their
 # names (8.3 on FAT). Contents come from a fixed seed, so images are
@@ -85,4 +87,30 @@ for bits in 32 16 12; do
 	say "made ${card#"$top"/}"
 done
 rm -f "$out/p2.img"
+
+# The fuzz volumes, for the fuzz scenarios: small empty FAT12/16/32 and
+# ext2 volumes and the files to put on them. The guest fills each volume
+# once through its own kernel (mtools cannot write a FAT32 this small) and
+# then mutates a fresh copy per image. Small, so that the copy is cheap; the
+# files (nested directories, long names, one to many clusters) fill them so
+# that a flipped byte in a FAT, a directory or an inode table is likely to
+# be met by the walk. 64 root entries keep the FAT12/16 root directory,
+# which fscorrupt's random mode also hits, mostly in use.
+fuzz=$out/fuzz
+mkdir -p "$fuzz/stage/DEEP/ER/STILL" "$fuzz/stage/Long directory name" "$fuzz/stage/MANY"
+for i in $(seq 1 24); do pseudo "root$i" $((i * 700)) >"$fuzz/stage/R$i.BIN"; done
+for i in $(seq 1 30); do echo "small $i" >"$fuzz/stage/MANY/S$i.TXT"; done
+pseudo big 200000 >"$fuzz/stage/BIG.BIN"
+pseudo mid 60000 >"$fuzz/stage/DEEP/MID.BIN"
+pseudo deep 9000 >"$fuzz/stage/DEEP/ER/STILL/LEAF.BIN"
+pseudo long 5000 >"$fuzz/stage/Long directory name/A file with a long name.dat"
+for spec in 12:1 16:3 32:1; do
+	truncate -s "${spec#*:}M" "$fuzz/fat${spec%:*}.img"
+	mkfs.fat -F "${spec%:*}" -s 1 -S 512 -r 64 -n FUZZ -i 2468ace0 "$fuzz/fat${spec%:*}.img" \
+		>/dev/null 2>&1
+done
+truncate -s 1M "$fuzz/ext2.img"
+E2FSPROGS_FAKE_TIME=1700000000 mke2fs -q -t ext2 -b 1024 -N 128 -I 256 -L fuzz \
+	-U 12345678-1234-1234-1234-0123456789ab -E root_owner=0:0 "$fuzz/ext2.img"
+say "made ${fuzz#"$top"/}: empty fat12, fat16, fat32 and ext2 volumes and their files"
 echo "$stamp" >"$out/.stamp"

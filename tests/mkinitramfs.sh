@@ -74,6 +74,7 @@ cp "$top"/tests/scenarios/*.sh "$work/root/scenarios/"
 cp "$top/tests/demo/guest-demo.sh" "$work/root/scenarios/demo.sh"
 cp "$top/tests/lib/guest.sh" "$work/root/tests/guest.sh"
 cp "$top/build/images/card.sha256" "$work/root/tests/card.sha256"
+cp -r "$top/build/images/fuzz" "$work/root/fuzz"
 install -m 0755 "$top/tests/guest/init" "$work/root/init"
 
 (cd "$work/root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -9 >"$out.tmp"

@@ -58,8 +58,17 @@ tap_results() {
 	[ "$planned" -gt 0 ] || [ "$seen" -gt 0 ] || fail "$label: no test reported"
 }
 
+problem_re='WARNING:|BUG:|Oops|Unable to handle kernel|Kernel panic|Internal error|sleeping function called from invalid context|possible circular locking|possible recursive locking|inconsistent lock state|unreferenced object|KASAN|UBSAN|refcount_t:|ODEBUG:|list_add corruption|list_del corruption|blocked for more than|soft lockup|rcu.*stall'
+
 kernel_log_problems() { # < dmesg
-	grep -E 'WARNING:|BUG:|Oops|Unable to handle kernel|Kernel panic|Internal error|sleeping function called from invalid context|possible circular locking|possible recursive locking|inconsistent lock state|unreferenced object|KASAN|UBSAN|refcount_t:|ODEBUG:|list_add corruption|list_del corruption|blocked for more than|soft lockup|rcu.*stall'
+	grep -E "$problem_re"
+}
+
+# The fuzz scenarios log "fserr-fuzz: LABEL seed N" before each image:
+# name the seeds after which a problem appeared.
+fuzz_seeds_of_problems() { # < dmesg
+	awk -v re="$problem_re" '/fserr-fuzz: / { seed = $0; sub(/.*fserr-fuzz: /, "", seed); next }
+		$0 ~ re && seed != "" && !seen[seed]++ { print seed }' | head -n 5
 }
 
 # KUnit prints "    ok N name" per case inside the suite's subtest.
@@ -91,7 +100,7 @@ run_host_tests() {
 }
 
 run_scenario() { # FILE KERNEL-VARIANT
-	local file=$1 variant=$2 name dir card console status fault=()
+	local file=$1 variant=$2 name dir card console status fault=() factor append
 	name=$(basename "$file" .sh)
 	dir=$runs/$variant/$name
 	[ "$variant" = plain ] || name=$variant/$name
@@ -99,6 +108,9 @@ run_scenario() { # FILE KERNEL-VARIANT
 	mkdir -p "$dir"
 	card=$( (. "$file"; echo "$CARD") )
 	[ "$( (. "$file"; echo "${DEVICE:-sd}") )" = virtio ] && fault=(--virtio)
+	# Long scenarios (the fuzz runs) ask for a multiple of the timeout.
+	factor=$( (. "$file"; echo "${TIMEOUT_FACTOR:-1}") )
+	append="fserr.scenario=$(basename "$file" .sh)${FSERR_FUZZ:+ fserr.fuzz=$FSERR_FUZZ}"
 	cp --sparse=always "$top/build/images/card-$card.img" "$dir/card.img"
 	# prepare() damages the card and may write blkdebug.conf for QEMU.
 	if ! (PATH=$host_bin:$PATH; . "$top/tests/lib/host.sh"; . "$file"; prepare "$dir/card.img" "$dir") >"$dir/prepare.log" 2>&1; then
@@ -109,7 +121,7 @@ run_scenario() { # FILE KERNEL-VARIANT
 	console=$dir/console.log
 	[ -f "$dir/blkdebug.conf" ] && fault+=(--blkdebug "$dir/blkdebug.conf")
 	GUEST_KERNEL=${kernel_image[$variant]} "$top/qemu/run.sh" --card "$dir/card.img" "${fault[@]}" \
-		--append "fserr.scenario=$(basename "$file" .sh)" --timeout "${kernel_timeout[$variant]}" \
+		--append "$append" --timeout $((kernel_timeout[$variant] * factor)) \
 		--log "$console" >/dev/null 2>"$dir/qemu.err"
 	status=$?
 	sed -n '/^@@FSERR-BEGIN/,/^@@FSERR-DMESG/p' "$console" >"$dir/tap"
@@ -123,6 +135,7 @@ run_scenario() { # FILE KERNEL-VARIANT
 	elif problems=$(kernel_log_problems <"$dir/dmesg"); then
 		fail "$name: kernel log clean"
 		echo "$problems" | head -n 20 | sed 's/^/  | /'
+		fuzz_seeds_of_problems <"$dir/dmesg" | sed 's/^/  | after the image of fuzz /'
 	else
 		pass "$name: kernel log clean"
 	fi
