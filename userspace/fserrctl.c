@@ -91,22 +91,26 @@ static int status_one(const struct fserr_fs *fs, void *data)
 	const char *source = m && mnt_fs_get_source(m) ? mnt_fs_get_source(m) : fs->id;
 	char mounts[4096], first[32], last[32], devno[32];
 
-	fserr_mounts_of(ctx->tb, fs->dev, ctx->json ? "\n" : ",", mounts, sizeof(mounts));
+	fserr_mounts_of(ctx->tb, fs->dev, ",", mounts, sizeof(mounts));
 	format_time(fs->first_error_time, first, sizeof(first));
 	format_time(fs->last_error_time, last, sizeof(last));
 	snprintf(devno, sizeof(devno), "%u:%u", major(fs->dev), minor(fs->dev));
 	if (ctx->json) {
-		char *p, *line;
+		struct libmnt_iter *it;
+		struct libmnt_fs *mm;
+		int n = 0;
 
 		printf("%s\n  {\"mountpoints\": [", ctx->count ? "," : "");
-		for (line = mounts, p = mounts; line && *line; line = p) {
-			p = strchr(line, '\n');
-			if (p)
-				*p++ = '\0';
-			json_string(line);
-			if (p && *p)
-				putchar(',');
+		/* each mount point as it is: JSON escapes what needs it */
+		it = mnt_new_iter(MNT_ITER_FORWARD);
+		while (it && mnt_table_next_fs(ctx->tb, it, &mm) == 0) {
+			if (mnt_fs_get_devno(mm) != fs->dev || !mnt_fs_get_target(mm))
+				continue;
+			printf("%s", n++ ? "," : "");
+			json_string(mnt_fs_get_target(mm));
 		}
+		if (it)
+			mnt_free_iter(it);
 		printf("], \"type\": ");
 		json_string(type);
 		printf(", \"device\": ");

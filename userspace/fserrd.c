@@ -246,18 +246,16 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 {
 	struct libmnt_iter *it = tb ? mnt_new_iter(MNT_ITER_FORWARD) : NULL;
 	struct libmnt_fs *m, *first = NULL;
-	char *p;
 
 	snprintf(f->fstype, sizeof(f->fstype), "%s", f->fs.family);
 	snprintf(f->source, sizeof(f->source), "%s", f->fs.id);
-	f->first_mount[0] = '\0';
+	f->first_mount[0] = f->any_mount[0] = '\0';
 	f->mountpoints[0] = f->mountpoints_nl[0] = '\0';
 	if (!it)
 		return;
+	/* Two walks: each list escapes its own separator. */
 	fserr_mounts_of(tb, f->fs.dev, "\n", f->mountpoints_nl, sizeof(f->mountpoints_nl));
-	snprintf(f->mountpoints, sizeof(f->mountpoints), "%s", f->mountpoints_nl);
-	for (p = f->mountpoints; (p = strchr(p, '\n')); )
-		*p = ',';
+	fserr_mounts_of(tb, f->fs.dev, ",", f->mountpoints, sizeof(f->mountpoints));
 	while (mnt_table_next_fs(tb, it, &m) == 0) {
 		if (mnt_fs_get_devno(m) != f->fs.dev)
 			continue;
@@ -267,6 +265,8 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 		    mnt_fs_get_target(m))
 			snprintf(f->first_mount, sizeof(f->first_mount), "%s", mnt_fs_get_target(m));
 	}
+	if (first && mnt_fs_get_target(first))
+		snprintf(f->any_mount, sizeof(f->any_mount), "%s", mnt_fs_get_target(first));
 	if (first && mnt_fs_get_fstype(first))
 		snprintf(f->fstype, sizeof(f->fstype), "%s", mnt_fs_get_fstype(first));
 	if (first && mnt_fs_get_source(first))
@@ -274,20 +274,29 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 	mnt_free_iter(it);
 }
 
-/* A mount point rule for any of the mount points, else the type, else default. */
+/*
+ * A mount point rule for any of the mount points, else the type, else
+ * default. The mount points come from libmount, not from the joined list,
+ * so that a directory name with a newline cannot pose as another mount.
+ */
 static const struct fserr_action *choose(const struct fserr_config *cfg,
+					 struct libmnt_table *tb,
 					 const struct fserrd_fault *f)
 {
-	const struct fserr_action *a;
-	char mps[sizeof(f->mountpoints_nl)], *mp, *save = NULL;
+	struct libmnt_iter *it = tb ? mnt_new_iter(MNT_ITER_FORWARD) : NULL;
+	const struct fserr_action *a = NULL;
+	struct libmnt_fs *m;
 
-	snprintf(mps, sizeof(mps), "%s", f->mountpoints_nl);
-	for (mp = strtok_r(mps, "\n", &save); mp; mp = strtok_r(NULL, "\n", &save)) {
-		a = fserr_config_action(cfg, NULL, mp);
-		if (a != &cfg->fallback)
-			return a;
+	while (it && !a && mnt_table_next_fs(tb, it, &m) == 0) {
+		if (mnt_fs_get_devno(m) != f->fs.dev || !mnt_fs_get_target(m))
+			continue;
+		a = fserr_config_action(cfg, NULL, mnt_fs_get_target(m));
+		if (a == &cfg->fallback)
+			a = NULL;
 	}
-	return fserr_config_action(cfg, f->fstype, NULL);
+	if (it)
+		mnt_free_iter(it);
+	return a ? a : fserr_config_action(cfg, f->fstype, NULL);
 }
 
 static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fserr_fs *fs)
@@ -300,7 +309,7 @@ static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fser
 	struct tm tm;
 
 	describe(tb, &f);
-	a = choose(&d->cfg, &f);
+	a = choose(&d->cfg, tb, &f);
 	snprintf(devno, sizeof(devno), "%u:%u", major(fs->dev), minor(fs->dev));
 	snprintf(first_errno, sizeof(first_errno), "%d", fs->first_errno);
 	snprintf(errors, sizeof(errors), "%llu", fs->error_count);

@@ -16,9 +16,11 @@ struct fserrd_fault {
 	struct fserr_fs fs;
 	char fstype[32];	/* from the mount table, else the fserr family */
 	char source[PATH_MAX];	/* the device, from the mount table */
-	char mountpoints[4096];	/* comma-separated; "" when not mounted here */
+	/* "" when not mounted here; escaped as fserr_mounts_of() says */
+	char mountpoints[4096];	/* comma-separated */
 	char mountpoints_nl[4096];	/* the same, one per line */
 	char first_mount[PATH_MAX];	/* the mount of the fs root, "" if none */
+	char any_mount[PATH_MAX];	/* the first mount, "" if none */
 };
 
 struct fserrd {

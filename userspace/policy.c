@@ -197,16 +197,10 @@ static int remount_ro(const char *target, const char *why)
 
 static void act_remount_ro(const struct fserrd_fault *f, const char *why)
 {
-	const char *target = *f->first_mount ? f->first_mount : NULL;
-	char first[PATH_MAX];
+	/* If there are only bind mounts of a subdirectory, any of them will do. */
+	const char *target = *f->first_mount ? f->first_mount : f->any_mount;
 
-	if (!target && *f->mountpoints) {
-		/* Only bind mounts of a subdirectory: any of them will do. */
-		snprintf(first, sizeof(first), "%.*s", (int)strcspn(f->mountpoints_nl, "\n"),
-			 f->mountpoints_nl);
-		target = first;
-	}
-	if (!target) {
+	if (!*target) {
 		fserrd_log("remount-ro-impossible", "sysfs", f->fs.dir,
 			   "why", "not mounted in this mount namespace", NULL);
 		return;

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,12 +251,31 @@ struct libmnt_fs *fserr_mounts_first(struct libmnt_table *tb, dev_t dev)
 	return fs;
 }
 
+/* Append @s to @buf, escaped as fserr_mounts_of() says; false if it did not fit. */
+static bool append_escaped(char *buf, size_t size, size_t *used, const char *s,
+			   const char *sep)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+		int n;
+
+		if (c == '\\' || c < 0x20 || c == 0x7f || strchr(sep, c))
+			n = snprintf(buf + *used, size - *used, "\\%03o", c);
+		else
+			n = snprintf(buf + *used, size - *used, "%c", c);
+		if (n < 0 || (size_t)n >= size - *used)
+			return false;
+		*used += n;
+	}
+	return true;
+}
+
 int fserr_mounts_of(struct libmnt_table *tb, dev_t dev, const char *sep,
 		    char *buf, size_t size)
 {
 	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
 	struct libmnt_fs *fs;
-	size_t used = 0;
+	size_t used = 0, before;
 	int count = 0;
 
 	if (size)
@@ -268,10 +288,16 @@ int fserr_mounts_of(struct libmnt_table *tb, dev_t dev, const char *sep,
 
 		if (mnt_fs_get_devno(fs) != dev || !target)
 			continue;
-		n = snprintf(buf + used, size - used, "%s%s", count ? sep : "", target);
-		if (n < 0 || (size_t)n >= size - used)
+		before = used;
+		n = count ? snprintf(buf + used, size - used, "%s", sep) : 0;
+		if (n >= 0 && (size_t)n < size - used)
+			used += n;
+		else
+			n = -1;
+		if (n < 0 || !append_escaped(buf, size, &used, target, sep)) {
+			buf[before] = '\0';	/* no half mount point */
 			break;
-		used += n;
+		}
 		count++;
 	}
 	mnt_free_iter(it);

@@ -57,6 +57,9 @@ struct libmnt_table *fserr_mounts_load(const char *path);
 
 /*
  * Join the mount points of device @dev in @tb with @sep, into @buf.
+ * A backslash, a control character or a character of @sep in a mount
+ * point is written as \ooo (octal, as in /proc/self/mountinfo), so that
+ * a directory named "a\nb" or "a,b" reads as one mount point, not two.
  * Returns the number of mount points.
  */
 int fserr_mounts_of(struct libmnt_table *tb, dev_t dev, const char *sep,

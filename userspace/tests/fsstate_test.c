@@ -60,7 +60,9 @@ static const char mountinfo[] =
 	"30 21 179:1 / /media/sd rw,relatime - vfat /dev/mmcblk0p1 rw,errors=remount-ro,notify\n"
 	"31 21 179:1 /DCIM /home/user/photos\\040and\\040video rw,relatime - vfat /dev/mmcblk0p1 rw\n"
 	"32 21 179:2 / /srv/data rw - ext2 /dev/mmcblk0p2 rw\n"
-	"33 30 179:1 / /media/sd/again rw - vfat /dev/mmcblk0p1 rw\n";
+	"33 30 179:1 / /media/sd/again rw - vfat /dev/mmcblk0p1 rw\n"
+	/* a mount point that tries to look like two, and a backslash */
+	"34 21 179:3 / /media/a\\012/srv/data,b\\134 rw - vfat /dev/mmcblk0p3 rw\n";
 
 /* A fake /sys/fs with a FAT and an ext2 directory, and a mountinfo file. */
 FIXTURE(tree) {
@@ -175,6 +177,14 @@ TEST_F(tree, bind_mounts_and_escapes)
 	EXPECT_STREQ("/srv/data", buf);
 	EXPECT_EQ(0, fserr_mounts_of(tb, makedev(8, 1), ",", buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
+	/* one mount point stays one: separators, newlines, backslashes escaped */
+	EXPECT_EQ(1, fserr_mounts_of(tb, makedev(179, 3), ",", buf, sizeof(buf)));
+	EXPECT_STREQ("/media/a\\012/srv/data\\054b\\134", buf);
+	EXPECT_EQ(1, fserr_mounts_of(tb, makedev(179, 3), "\n", buf, sizeof(buf)));
+	EXPECT_STREQ("/media/a\\012/srv/data,b\\134", buf);
+	/* a list that does not fit holds whole mount points only */
+	EXPECT_EQ(1, fserr_mounts_of(tb, makedev(179, 1), ",", buf, 20));
+	EXPECT_STREQ("/media/sd", buf);
 	mnt_unref_table(tb);
 }
 
