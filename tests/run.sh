@@ -100,16 +100,18 @@ run_host_tests() {
 }
 
 run_scenario() { # FILE KERNEL-VARIANT
-	local file=$1 variant=$2 name dir card console status fault=() factor append
+	local file=$1 variant=$2 name dir card console status qemu_args=() factor append
 	name=$(basename "$file" .sh)
 	dir=$runs/$variant/$name
 	[ "$variant" = plain ] || name=$variant/$name
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	card=$( (. "$file"; echo "$CARD") )
-	[ "$( (. "$file"; echo "${DEVICE:-sd}") )" = virtio ] && fault=(--virtio)
+	[ "$( (. "$file"; echo "${DEVICE:-sd}") )" = virtio ] && qemu_args=(--virtio)
 	# Long scenarios (the fuzz runs) ask for a multiple of the timeout.
 	factor=$( (. "$file"; echo "${TIMEOUT_FACTOR:-1}") )
+	# ... and the race scenario for two CPUs.
+	qemu_args+=(--smp "$( (. "$file"; echo "${SMP:-1}") )")
 	append="fserr.scenario=$(basename "$file" .sh)${FSERR_FUZZ:+ fserr.fuzz=$FSERR_FUZZ}"
 	cp --sparse=always "$top/build/images/card-$card.img" "$dir/card.img"
 	# prepare() damages the card and may write blkdebug.conf for QEMU.
@@ -119,8 +121,8 @@ run_scenario() { # FILE KERNEL-VARIANT
 		return
 	fi
 	console=$dir/console.log
-	[ -f "$dir/blkdebug.conf" ] && fault+=(--blkdebug "$dir/blkdebug.conf")
-	GUEST_KERNEL=${kernel_image[$variant]} "$top/qemu/run.sh" --card "$dir/card.img" "${fault[@]}" \
+	[ -f "$dir/blkdebug.conf" ] && qemu_args+=(--blkdebug "$dir/blkdebug.conf")
+	GUEST_KERNEL=${kernel_image[$variant]} "$top/qemu/run.sh" --card "$dir/card.img" "${qemu_args[@]}" \
 		--append "$append" --timeout $((kernel_timeout[$variant] * factor)) \
 		--log "$console" >/dev/null 2>"$dir/qemu.err"
 	status=$?

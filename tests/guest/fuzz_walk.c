@@ -41,6 +41,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "loopdev.h"
+
 #define IMAGE		"/tmp/fuzz.img"
 #define FLIPS		"/tmp/fuzz.flips"
 #define MNT		"/mnt"
@@ -53,7 +55,8 @@ extern char **environ;
 
 static const char *label, *fstype, *family;
 static bool verbose;
-static char loopdev[32], loopname[16];
+static char loopname[16];
+static int loopnr;
 static int kmsg = -1;
 
 /* What the kernel logged for the current image, one message per line. */
@@ -72,25 +75,13 @@ struct result {
 	bool umount_ok;
 };
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("Bail out! fuzz_walk: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf(": %s\n", strerror(errno));
-	exit(1);
-}
-
 static void kmsg_mark(unsigned long seed)
 {
 	char line[128];
 	int n = snprintf(line, sizeof(line), "fserr-fuzz: %s seed %lu\n", label, seed);
 
 	if (write(kmsg, line, n) != n)
-		die("write /dev/kmsg");
+		bail("write /dev/kmsg");
 }
 
 /* Append every new record's message text to logbuf (or just skip them). */
@@ -106,7 +97,7 @@ static void kmsg_drain(bool keep)
 		if (n < 0 && errno == EAGAIN)
 			return;
 		if (n < 0)
-			die("read /dev/kmsg");
+			bail("read /dev/kmsg");
 		rec[n] = '\0';
 		msg = strchr(rec, ';');
 		if (!keep || !msg)
@@ -159,36 +150,6 @@ static bool log_has_error(void)
 	return false;
 }
 
-static void copy_base(const char *base)
-{
-	static char buf[64 << 10], zero[4096];
-	int in, out;
-	ssize_t n, i;
-	off_t off = 0;
-
-	in = open(base, O_RDONLY);
-	if (in < 0)
-		die("open %s", base);
-	out = open(IMAGE, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (out < 0)
-		die("create %s", IMAGE);
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		/* sparse: most of a small volume is still zeros */
-		for (i = 0; i < n; i += sizeof(zero)) {
-			size_t len = n - i < (ssize_t)sizeof(zero) ? (size_t)(n - i) : sizeof(zero);
-
-			if (memcmp(buf + i, zero, len) &&
-			    pwrite(out, buf + i, len, off + i) != (ssize_t)len)
-				die("write %s", IMAGE);
-		}
-		off += n;
-	}
-	if (n < 0 || ftruncate(out, off))
-		die("copy %s", base);
-	close(in);
-	close(out);
-}
-
 static int run_fscorrupt(unsigned long seed)
 {
 	char seed_s[32], count_s[8];
@@ -203,39 +164,11 @@ static int run_fscorrupt(unsigned long seed)
 	posix_spawn_file_actions_addopen(&fa, 1, FLIPS, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	if (posix_spawnp(&pid, "fscorrupt", &fa, NULL, argv, environ))
-		die("spawn fscorrupt");
+		bail("spawn fscorrupt");
 	posix_spawn_file_actions_destroy(&fa);
 	if (waitpid(pid, &status, 0) != pid)
-		die("wait for fscorrupt");
+		bail("wait for fscorrupt");
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static void loop_attach(void)
-{
-	struct loop_config cfg = { 0 };
-	int fd, img;
-
-	img = open(IMAGE, O_RDWR);
-	if (img < 0)
-		die("open %s", IMAGE);
-	fd = open(loopdev, O_RDWR);
-	if (fd < 0)
-		die("open %s", loopdev);
-	cfg.fd = img;
-	cfg.info.lo_flags = 0;
-	if (ioctl(fd, LOOP_CONFIGURE, &cfg))
-		die("LOOP_CONFIGURE %s", loopdev);
-	close(fd);
-	close(img);
-}
-
-static void loop_detach(void)
-{
-	int fd = open(loopdev, O_RDWR);
-
-	if (fd < 0 || ioctl(fd, LOOP_CLR_FD))
-		die("LOOP_CLR_FD %s", loopdev);
-	close(fd);
 }
 
 static void read_error(struct result *r)
@@ -342,17 +275,20 @@ static bool sysfs_gone(void)
 
 static void one_image(const char *base, unsigned long seed, struct result *r)
 {
+	char loopdev[32];
 	int status;
 
 	memset(r, 0, sizeof(*r));
 	r->fs_fault = r->fault_count = -1;
-	copy_base(base);
+	copy_image(base, IMAGE);
 	status = run_fscorrupt(seed);
 	if (status) {
 		errno = 0;
-		die("fscorrupt random %lu failed with status %d (see %s)", seed, status, FLIPS);
+		bail("fscorrupt random %lu failed with status %d (see %s)", seed, status, FLIPS);
 	}
-	loop_attach();
+	loop_attach(IMAGE, &loopnr);
+	snprintf(loopname, sizeof(loopname), "loop%d", loopnr);
+	snprintf(loopdev, sizeof(loopdev), "/dev/%s", loopname);
 	kmsg_drain(false);
 	kmsg_mark(seed);
 	loglen = 0;
@@ -370,7 +306,8 @@ static void one_image(const char *base, unsigned long seed, struct result *r)
 			umount2(MNT, MNT_DETACH);	/* so that the next image can go on */
 	}
 	r->sysfs_gone = sysfs_gone();
-	loop_detach();
+	if (loop_detach(loopnr))
+		bail("LOOP_CLR_FD loop%d", loopnr);
 	kmsg_drain(true);
 	r->logged_error = log_has_error();
 }
@@ -392,7 +329,7 @@ int main(int argc, char **argv)
 	unsigned long writes_ok = 0, entries = 0, read_errors = 0, silent = 0;
 	struct result r;
 	const char *base;
-	int ctl, n;
+	int n;
 
 	if (argc < 7 || argc > 8 || (argc == 8 && strcmp(argv[7], "-v"))) {
 		fprintf(stderr, "usage: fuzz_walk LABEL FSTYPE FAMILY BASE-IMAGE FIRST-SEED COUNT [-v]\n");
@@ -409,23 +346,13 @@ int main(int argc, char **argv)
 
 	kmsg = open("/dev/kmsg", O_RDWR | O_NONBLOCK);
 	if (kmsg < 0)
-		die("open /dev/kmsg");
+		bail("open /dev/kmsg");
 	lseek(kmsg, 0, SEEK_END);
 	/* the per-image lines in the kernel log must not be rate-limited */
 	n = open("/proc/sys/kernel/printk_devkmsg", O_WRONLY);
 	if (n < 0 || write(n, "on\n", 3) != 3)
-		die("printk_devkmsg on");
+		bail("printk_devkmsg on");
 	close(n);
-	ctl = open("/dev/loop-control", O_RDWR);
-	if (ctl < 0)
-		die("open /dev/loop-control");
-	n = ioctl(ctl, LOOP_CTL_GET_FREE);
-	if (n < 0)
-		die("LOOP_CTL_GET_FREE");
-	close(ctl);
-	snprintf(loopdev, sizeof(loopdev), "/dev/loop%d", n);
-	snprintf(loopname, sizeof(loopname), "loop%d", n);
-
 	for (seed = first; seed < first + count; seed++) {
 		bool bad = false;
 

@@ -170,10 +170,20 @@ damage() {
 
 # --- fuzzed images --------------------------------------------------------------
 
+# fuzz_volume NAME FSTYPE: /tmp/fuzz-NAME.img, the empty fuzz volume NAME
+# (fat12, fat16, fat32, ext2) with /fuzz/stage copied on through the kernel.
+fuzz_volume() {
+	cp "/fuzz/$1.img" "/tmp/fuzz-$1.img"
+	if ! { mount -t "$2" -o loop "/tmp/fuzz-$1.img" /mnt &&
+	       cp -r /fuzz/stage/. /mnt/ && umount /mnt; }; then
+		echo "Bail out! could not fill the $1 fuzz volume"
+		return 1
+	fi
+}
+
 # fuzz NAME FSTYPE FAMILY FIRST-SEED COUNT: fuzz_walk over COUNT mutated
-# copies of the fuzz volume NAME (fat12, fat16, fat32, ext2), filled first
-# with /fuzz/stage through the kernel. With fserr.fuzz=NAME:SEED on the
-# kernel command line (make check FSERR_FUZZ=NAME:SEED) only that seed runs,
+# copies of the fuzz volume NAME. With fserr.fuzz=NAME:SEED on the kernel
+# command line (make check FSERR_FUZZ=NAME:SEED) only that seed runs,
 # printed in full; the other volumes are skipped.
 fuzz() {
 	_replay=$(sed -n 's/.*fserr\.fuzz=\([^ ]*\).*/\1/p' /proc/cmdline)
@@ -183,11 +193,6 @@ fuzz() {
 		set -- "$1" "$2" "$3" "${_replay#*:}" 1
 		_v=-v
 	fi
-	cp "/fuzz/$1.img" "/tmp/fuzz-$1.img"
-	if ! { mount -t "$2" -o loop "/tmp/fuzz-$1.img" /mnt &&
-	       cp -r /fuzz/stage/. /mnt/ && umount /mnt; }; then
-		echo "Bail out! could not fill the $1 fuzz volume"
-		return 1
-	fi
+	fuzz_volume "$1" "$2" || return 1
 	fuzz_walk "$1" "$2" "$3" "/tmp/fuzz-$1.img" "$4" "$5" $_v
 }

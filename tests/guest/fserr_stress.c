@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fserr_stress: many mounts at once, and mounts that come and go while
+ * errors are raised, cleared and read.
+ *
+ *   fserr_stress storm FSTYPE FAMILY IMAGE VICTIM DEVICES ERRORS
+ *   fserr_stress race FSTYPE FAMILY IMAGE VICTIM DEVICES MIN-CYCLES MAX-SECONDS
+ *
+ * IMAGE is a volume on which touching VICTIM (a path inside it) fails with
+ * a filesystem error every time: an O_DIRECT read for FAT, stat() for ext2.
+ * Each of DEVICES loop devices gets a copy of it.
+ *
+ * storm: all devices mounted with "notify", one thread per device causes
+ * ERRORS errors at the same time. Every device must end with error_count
+ * ERRORS, fault_count 1 and exactly one uevent; a thread that sleeps 10 ms
+ * at a time measures how late it wakes (the guest stays responsive).
+ *
+ * race: per device, one thread mounts, sometimes bind-mounts, remounts
+ * (read-only and back, nonotify and back) and unmounts, sometimes lazily
+ * while it holds the victim open and an error is still being reported;
+ * another causes errors all the time. Shared threads clear fs_fault, read
+ * every attribute through one directory handle (fs_fault 1 implies
+ * fault_count >= 1, error_count >= fault_count), poll fs_fault and
+ * /proc/self/mountinfo, and check every fserr uevent. A child process
+ * moves into a new mount namespace (a copy of ours) again and again and
+ * causes errors there, so superblocks outlive our unmounts and die when a
+ * namespace does. Runs until MIN-CYCLES mount cycles are done (at most
+ * MAX-SECONDS), then unmounts everything: no sysfs directory may be left
+ * and every loop device must detach.
+ *
+ * Prints TAP.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "loopdev.h"
+
+#define MAX_DEVICES 16
+
+extern char **environ;
+
+static const char *fstype, *family, *victim;
+static int ndev;
+static bool use_stat;		/* ext2: stat() the victim; FAT: read it */
+
+struct dev {
+	int nr;			/* loop device number */
+	char id[16];		/* loopN: the fserr directory's name */
+	char node[32];		/* /dev/loopN */
+	char mnt[64], bind[64];
+	char image[64];
+	atomic_bool mounted;
+	/* storm */
+	pthread_t thread;
+	long errors_wanted, errors_seen;
+	atomic_int uevents;
+};
+
+static struct dev devs[MAX_DEVICES];
+static atomic_bool stop;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static void setup(const char *image, int n)
+{
+	int i;
+
+	ndev = n;
+	if (ndev < 1 || ndev > MAX_DEVICES) {
+		errno = EINVAL;
+		bail("DEVICES must be 1-%d", MAX_DEVICES);
+	}
+	mkdir("/tmp/stress", 0755);
+	for (i = 0; i < ndev; i++) {
+		struct dev *d = &devs[i];
+
+		snprintf(d->image, sizeof(d->image), "/tmp/stress/%d.img", i);
+		snprintf(d->mnt, sizeof(d->mnt), "/tmp/stress/m%d", i);
+		snprintf(d->bind, sizeof(d->bind), "/tmp/stress/b%d", i);
+		mkdir(d->mnt, 0755);
+		mkdir(d->bind, 0755);
+		copy_image(image, d->image);
+		loop_attach(d->image, &d->nr);
+		snprintf(d->id, sizeof(d->id), "loop%d", d->nr);
+		snprintf(d->node, sizeof(d->node), "/dev/loop%d", d->nr);
+	}
+}
+
+/* One filesystem error on the filesystem mounted at @mnt; true if it failed. */
+static bool trigger_at(const char *mnt, int fd)
+{
+	static __thread void *buf;
+	char path[256];
+	struct stat st;
+
+	if (use_stat) {
+		snprintf(path, sizeof(path), "%s/%s", mnt, victim);
+		return stat(path, &st) < 0 && errno != ENOENT;
+	}
+	if (!buf && posix_memalign(&buf, 4096, 4096))
+		return false;
+	return pread(fd, buf, 512, 0) < 0 && errno != EBADF;
+}
+
+/*
+ * The victim opened for trigger_at(), O_DIRECT so that every read maps it.
+ * O_CLOEXEC: a namespace child spawned meanwhile must not inherit it and
+ * keep the superblock alive (a later read-write mount of a superblock that
+ * FAT made read-only fails with EBUSY).
+ */
+static int open_victim(const char *mnt)
+{
+	char path[256];
+
+	if (use_stat)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", mnt, victim);
+	return open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+}
+
+static long read_attr_at(int dfd, const char *name)
+{
+	char buf[32], *end;
+	long v;
+	int fd, n;
+
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	v = strtol(buf, &end, 10);
+	if (end == buf || strcmp(end, "\n"))
+		return -2;	/* not a number and a newline: a bug */
+	return v;
+}
+
+static long read_attr(const struct dev *d, const char *name)
+{
+	char path[128];
+	long v;
+	int dfd;
+
+	snprintf(path, sizeof(path), "/sys/fs/%s/%s", family, d->id);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	v = read_attr_at(dfd, name);
+	close(dfd);
+	return v;
+}
+
+static int uevent_socket(void)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	struct timeval tv = { .tv_usec = 100000 };
+	int size = 4 << 20, fd;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+	if (fd < 0)
+		bail("netlink socket");
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)))
+		bail("bind to the uevent group");
+	return fd;
+}
+
+static struct dev *dev_by_id(const char *id)
+{
+	int i;
+
+	for (i = 0; i < ndev; i++)
+		if (!strcmp(devs[i].id, id))
+			return &devs[i];
+	return NULL;
+}
+
+/*
+ * Check one datagram; returns the device of a well-formed fserr uevent,
+ * NULL for another subsystem, and sets *bad for a malformed fserr one:
+ * a variable that the kernel does not send, one twice, one missing, or
+ * another device.
+ */
+static struct dev *check_uevent(char *buf, int n, bool *bad)
+{
+	static const char *const keys[] = {
+		"ACTION=", "DEVPATH=", "SUBSYSTEM=", "SEQNUM=", "FS_FAULT=", "FS_TYPE=",
+		"FS_ID=", "MAJOR=", "MINOR=", "FS_ERRNO=", "FS_ERROR_COUNT=",
+		"FS_UEVENTS_SUPPRESSED=", "UUID=", NULL,
+	};
+	unsigned int seen[13] = { 0 }, k;
+	char devpath[96], *v, *id = NULL;
+	bool is_fserr = false;
+	int i;
+
+	*bad = false;
+	buf[n] = '\0';
+	for (i = strlen(buf) + 1; i < n; i += strlen(buf + i) + 1) {
+		v = buf + i;
+		if (!strcmp(v, "SUBSYSTEM=fserr"))
+			is_fserr = true;
+		for (k = 0; keys[k] && strncmp(v, keys[k], strlen(keys[k])); k++)
+			;
+		if (!keys[k] || seen[k]++)
+			*bad = true;
+		if (!strncmp(v, "FS_ID=", 6))
+			id = v + 6;
+	}
+	if (!is_fserr) {
+		*bad = false;
+		return NULL;
+	}
+	for (k = 0; keys[k + 1]; k++)	/* all but UUID, which loop devices lack */
+		if (!seen[k])
+			*bad = true;
+	if (!id || !dev_by_id(id))
+		*bad = true;
+	if (*bad)
+		return NULL;
+	snprintf(devpath, sizeof(devpath), "change@/fs/%s/%s", family, id);
+	if (strcmp(buf, devpath) || !memmem(buf, n, "\0FS_FAULT=1", 12) ||
+	    !memmem(buf, n, "\0ACTION=change", 15)) {
+		*bad = true;
+		return NULL;
+	}
+	return dev_by_id(id);
+}
+
+/* ------------------------------------------------------------ storm */
+
+static void *storm_thread(void *arg)
+{
+	struct dev *d = arg;
+	int fd = open_victim(d->mnt);
+	long i;
+
+	for (i = 0; i < d->errors_wanted; i++)
+		d->errors_seen += trigger_at(d->mnt, fd);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static atomic_int uevent_sock = -1, uevents_bad;
+
+static void *uevent_thread(void *arg)
+{
+	char buf[4096];
+	struct dev *d;
+	bool bad;
+	int n;
+
+	(void)arg;
+	while (!stop) {
+		n = recv(uevent_sock, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			continue;
+		d = check_uevent(buf, n, &bad);
+		if (d)
+			d->uevents++;
+		uevents_bad += bad;
+	}
+	return NULL;
+}
+
+static atomic_long probe_worst_us;
+
+static void *probe_thread(void *arg)
+{
+	struct timespec ten_ms = { .tv_nsec = 10000000 };
+	double t, late;
+
+	(void)arg;
+	while (!stop) {
+		t = now();
+		nanosleep(&ten_ms, NULL);
+		late = (now() - t - 0.010) * 1e6;
+		if (late > probe_worst_us)
+			probe_worst_us = late;
+	}
+	return NULL;
+}
+
+static int storm(long errors)
+{
+	pthread_t listener, probe;
+	long total = 0, wrong_counts = 0, wrong_uevents = 0, failed = 0;
+	double t0, secs;
+	int i;
+
+	uevent_sock = uevent_socket();
+	pthread_create(&listener, NULL, uevent_thread, NULL);
+	for (i = 0; i < ndev; i++)
+		if (mount(devs[i].node, devs[i].mnt, fstype, 0, "notify"))
+			bail("mount %s", devs[i].node);
+	pthread_create(&probe, NULL, probe_thread, NULL);
+	t0 = now();
+	for (i = 0; i < ndev; i++) {
+		devs[i].errors_wanted = errors;
+		pthread_create(&devs[i].thread, NULL, storm_thread, &devs[i]);
+	}
+	for (i = 0; i < ndev; i++)
+		pthread_join(devs[i].thread, NULL);
+	secs = now() - t0;
+	sleep(2);		/* the last uevents */
+	stop = true;
+	pthread_join(listener, NULL);
+	pthread_join(probe, NULL);
+
+	for (i = 0; i < ndev; i++) {
+		struct dev *d = &devs[i];
+		long ec = read_attr(d, "error_count"), fc = read_attr(d, "fault_count");
+		long ff = read_attr(d, "fs_fault"), sup = read_attr(d, "uevents_suppressed");
+
+		total += d->errors_seen;
+		failed += d->errors_seen != errors;
+		if (ec != errors || fc != 1 || ff != 1 || sup != 0) {
+			wrong_counts++;
+			printf("# %s: error_count %ld, fault_count %ld, fs_fault %ld, uevents_suppressed %ld\n",
+			       d->id, ec, fc, ff, sup);
+		}
+		if (d->uevents != 1) {
+			wrong_uevents++;
+			printf("# %s: %d uevents\n", d->id, d->uevents);
+		}
+		if (umount(d->mnt))
+			bail("umount %s", d->mnt);
+	}
+	printf("%s 1 %s storm: %d mounts, %ld errors each at the same time: every access failed (%ld errors in %.1f s, %.0f errors/s)\n",
+	       failed ? "not ok" : "ok", fstype, ndev, errors, total, secs, total / secs);
+	printf("%s 2 %s storm: error_count exact, fault_count 1, fs_fault 1, nothing suppressed on every mount (%ld wrong)\n",
+	       wrong_counts ? "not ok" : "ok", fstype, wrong_counts);
+	printf("%s 3 %s storm: one uevent per mount (%ld wrong, %d malformed)\n",
+	       wrong_uevents || uevents_bad ? "not ok" : "ok", fstype, wrong_uevents,
+	       (int)uevents_bad);
+	/* A guest that stalls for seconds is not responsive; TCG is slow, so be generous. */
+	printf("%s 4 %s storm: the guest stayed responsive: a 10 ms sleep woke at most %.0f ms late (limit 5000)\n",
+	       probe_worst_us < 5000000 ? "ok" : "not ok", fstype, probe_worst_us / 1000.0);
+	printf("1..4\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------ race */
+
+static atomic_long cycles, binds, remounts, lazies, mount_failures, errors_seen;
+static atomic_int mount_errno;	/* of the first failed mount */
+static atomic_long clears_ok, clears_gone, clears_unexpected;
+static atomic_long reads, violations, faults_seen, polls_woken, mountinfo_wakes;
+static atomic_long uevents_ok;
+
+static void umount_quiet(const char *path, int flags)
+{
+	if (umount2(path, flags) && errno == EBUSY)
+		umount2(path, flags | MNT_DETACH);
+}
+
+static void *mounter_thread(void *arg)
+{
+	struct dev *d = arg;
+	unsigned int seed = d->nr * 7919 + 1;
+	bool bound;
+	int op, fd;
+
+	while (!stop) {
+		if (mount(d->node, d->mnt, fstype, 0, "notify")) {
+			if (!mount_failures++)
+				mount_errno = errno;
+			usleep(1000);
+			continue;
+		}
+		d->mounted = true;
+		op = rand_r(&seed) % 6;
+		bound = (op == 0 || op == 3) && !mount(d->mnt, d->bind, NULL, MS_BIND, NULL);
+		binds += bound;
+		if (op == 1 || op == 3) {
+			/* read-only and back; the core drops a fault on the remount */
+			mount(NULL, d->mnt, NULL, MS_REMOUNT | MS_RDONLY, "notify");
+			mount(NULL, d->mnt, NULL, MS_REMOUNT, "notify");
+			remounts++;
+		}
+		if (op == 4) {
+			mount(NULL, d->mnt, NULL, MS_REMOUNT, "nonotify");
+			mount(NULL, d->mnt, NULL, MS_REMOUNT, "notify");
+			remounts++;
+		}
+		usleep(rand_r(&seed) % 2000);
+		d->mounted = false;
+		if (op == 2 || op == 5) {
+			/*
+			 * Lazy: an error is raised (its work queued) on a file
+			 * that stays open while the mounts are detached, and
+			 * again after; the superblock dies at the close.
+			 */
+			fd = open_victim(d->mnt);
+			errors_seen += trigger_at(d->mnt, fd);
+			if (bound)
+				umount2(d->bind, MNT_DETACH);
+			umount2(d->mnt, MNT_DETACH);
+			errors_seen += trigger_at(d->mnt, fd);
+			if (fd >= 0)
+				close(fd);
+			lazies++;
+		} else {
+			if (bound)
+				umount_quiet(d->bind, 0);
+			umount_quiet(d->mnt, 0);
+		}
+		cycles++;
+	}
+	return NULL;
+}
+
+static void *error_thread(void *arg)
+{
+	struct dev *d = arg;
+	int fd;
+
+	while (!stop) {
+		if (!d->mounted) {
+			usleep(200);
+			continue;
+		}
+		fd = open_victim(d->mnt);
+		errors_seen += trigger_at(d->mnt, fd);
+		if (fd >= 0)
+			close(fd);
+	}
+	return NULL;
+}
+
+static void *clear_thread(void *arg)
+{
+	char path[128];
+	int i, fd;
+
+	(void)arg;
+	while (!stop) {
+		for (i = 0; i < ndev; i++) {
+			snprintf(path, sizeof(path), "/sys/fs/%s/%s/fs_fault", family, devs[i].id);
+			/*
+			 * ENOENT: not mounted; ENODEV: the directory was being
+			 * removed (kernfs refuses an open or write then).
+			 */
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+			if (fd >= 0 && write(fd, "0\n", 2) == 2)
+				clears_ok++;
+			else if (errno == ENOENT || errno == ENODEV)
+				clears_gone++;
+			else if (clears_unexpected++ < 10)
+				printf("# clear %s: %s\n", path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+		}
+		usleep(500);
+	}
+	return NULL;
+}
+
+static void *reader_thread(void *arg)
+{
+	static const char *const others[] = {
+		"error_count", "first_error_time", "last_error_time", "first_errno",
+		"last_errno", "uevents_suppressed", NULL,
+	};
+	const char *const *o;
+	char path[128];
+	long ff, fc, ec, v;
+	int i, dfd;
+
+	(void)arg;
+	while (!stop) {
+		for (i = 0; i < ndev; i++) {
+			snprintf(path, sizeof(path), "/sys/fs/%s/%s", family, devs[i].id);
+			dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (dfd < 0)
+				continue;
+			/* in this order, so that the inequalities must hold */
+			ff = read_attr_at(dfd, "fs_fault");
+			fc = read_attr_at(dfd, "fault_count");
+			ec = read_attr_at(dfd, "error_count");
+			if (ff >= 0 && fc >= 0 && ec >= 0) {
+				reads++;
+				faults_seen += ff == 1;
+				if (ff > 1 || (ff == 1 && fc < 1) || ec < fc) {
+					violations++;
+					printf("# %s: fs_fault %ld, then fault_count %ld, then error_count %ld\n",
+					       devs[i].id, ff, fc, ec);
+				}
+			}
+			for (o = others; *o; o++) {
+				v = read_attr_at(dfd, *o);
+				if (v == -2) {
+					violations++;
+					printf("# %s: %s is not a number\n", devs[i].id, *o);
+				}
+			}
+			close(dfd);
+		}
+	}
+	return NULL;
+}
+
+/* poll() on fs_fault of the first device, reopened whenever it goes away. */
+static void *poll_thread(void *arg)
+{
+	struct pollfd p = { .fd = -1, .events = POLLPRI | POLLERR };
+	char path[128], buf[8];
+
+	(void)arg;
+	snprintf(path, sizeof(path), "/sys/fs/%s/%s/fs_fault", family, devs[0].id);
+	while (!stop) {
+		if (p.fd < 0) {
+			p.fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (p.fd < 0) {
+				usleep(1000);
+				continue;
+			}
+			if (pread(p.fd, buf, sizeof(buf), 0) < 0) {
+				close(p.fd);
+				p.fd = -1;
+				continue;
+			}
+		}
+		if (poll(&p, 1, 50) > 0) {
+			polls_woken++;
+			if (pread(p.fd, buf, sizeof(buf), 0) < 0) {
+				close(p.fd);
+				p.fd = -1;
+			}
+		}
+	}
+	if (p.fd >= 0)
+		close(p.fd);
+	return NULL;
+}
+
+static void *mountinfo_thread(void *arg)
+{
+	struct pollfd p = { .events = POLLPRI };
+	char buf[4096];
+
+	(void)arg;
+	p.fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (p.fd < 0)
+		bail("open /proc/self/mountinfo");
+	while (!stop) {
+		if (poll(&p, 1, 50) > 0 && (p.revents & (POLLPRI | POLLERR))) {
+			mountinfo_wakes++;
+			lseek(p.fd, 0, SEEK_SET);
+			while (read(p.fd, buf, sizeof(buf)) > 0)
+				;
+		}
+	}
+	close(p.fd);
+	return NULL;
+}
+
+static void *race_uevent_thread(void *arg)
+{
+	char buf[4096];
+	bool bad;
+	int n;
+
+	(void)arg;
+	while (!stop) {
+		n = recv(uevent_sock, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			continue;
+		uevents_ok += check_uevent(buf, n, &bad) != NULL;
+		if (bad) {
+			uevents_bad++;
+			printf("# malformed fserr uevent: %s\n", buf);
+		}
+	}
+	return NULL;
+}
+
+static volatile sig_atomic_t child_stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	child_stop = 1;
+}
+
+/*
+ * The namespace child: enter the parent's mount namespace, copy it into a
+ * new one, cause errors there, repeat. Leaving a namespace drops its copies
+ * of the mounts, which may be the last references to a superblock.
+ */
+static int ns_child(pid_t parent, int argc, char **argv)
+{
+	char path[64];
+	long n = 0, errs = 0;
+	int nsfd, i, fd;
+
+	signal(SIGTERM, on_term);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", parent);
+	nsfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0)
+		bail("open %s", path);
+	while (!child_stop) {
+		if (setns(nsfd, CLONE_NEWNS) || unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+			bail("a new mount namespace");
+		for (i = 0; i < argc; i++) {
+			fd = open_victim(argv[i]);
+			errs += trigger_at(argv[i], fd);
+			if (fd >= 0)
+				close(fd);
+		}
+		n++;
+		usleep(2000);
+	}
+	printf("%ld %ld\n", n, errs);
+	return 0;
+}
+
+static pid_t spawn_ns_child(const char *out)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[4 + MAX_DEVICES + 1], parent[16];
+	pid_t pid;
+	int i;
+
+	snprintf(parent, sizeof(parent), "%d", getpid());
+	argv[0] = "fserr_stress";
+	argv[1] = "ns-child";
+	argv[2] = (char *)fstype;
+	argv[3] = parent;
+	for (i = 0; i < ndev; i++)
+		argv[4 + i] = devs[i].mnt;
+	argv[4 + ndev] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ))
+		bail("spawn the namespace child");
+	posix_spawn_file_actions_destroy(&fa);
+	return pid;
+}
+
+static int race(long min_cycles, double max_seconds)
+{
+	pthread_t mounters[MAX_DEVICES], errs[MAX_DEVICES], shared[6];
+	long ns_cycles = -1, ns_errors = 0, left = 0, busy = 0;
+	void *(*const fns[])(void *) = {
+		clear_thread, reader_thread, reader_thread, poll_thread,
+		mountinfo_thread, race_uevent_thread,
+	};
+	double t0, secs;
+	int i, status = -1;
+	struct stat st;
+	char path[128];
+	FILE *f;
+	pid_t child;
+
+	uevent_sock = uevent_socket();
+	for (i = 0; i < 6; i++)
+		pthread_create(&shared[i], NULL, fns[i], NULL);
+	for (i = 0; i < ndev; i++) {
+		pthread_create(&mounters[i], NULL, mounter_thread, &devs[i]);
+		pthread_create(&errs[i], NULL, error_thread, &devs[i]);
+	}
+	child = spawn_ns_child("/tmp/stress/ns.out");
+	t0 = now();
+	while (cycles < min_cycles && now() - t0 < max_seconds)
+		usleep(100000);
+	secs = now() - t0;
+	kill(child, SIGTERM);
+	if (waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status)) {
+		f = fopen("/tmp/stress/ns.out", "r");
+		if (!f || fscanf(f, "%ld %ld", &ns_cycles, &ns_errors) != 2)
+			ns_cycles = -1;
+		if (f)
+			fclose(f);
+	}
+	stop = true;
+	for (i = 0; i < ndev; i++) {
+		pthread_join(mounters[i], NULL);
+		pthread_join(errs[i], NULL);
+	}
+	for (i = 0; i < 6; i++)
+		pthread_join(shared[i], NULL);
+
+	/* Whatever is still mounted goes; then nothing may be left. */
+	for (i = 0; i < ndev; i++) {
+		umount2(devs[i].bind, MNT_DETACH);
+		umount2(devs[i].mnt, MNT_DETACH);
+	}
+	for (i = 0; i < ndev; i++) {
+		snprintf(path, sizeof(path), "/sys/fs/%s/%s", family, devs[i].id);
+		for (t0 = now(); !stat(path, &st) && now() - t0 < 10; )
+			usleep(10000);
+		if (!stat(path, &st)) {
+			left++;
+			printf("# %s is still there\n", path);
+		}
+		if (loop_detach(devs[i].nr)) {
+			busy++;
+			printf("# loop%d does not detach: %s\n", devs[i].nr, strerror(errno));
+		}
+	}
+
+	if (mount_failures)
+		printf("# %ld mounts failed, the first with %s\n", (long)mount_failures,
+		       strerror(mount_errno));
+	printf("%s 1 %s race: %ld mount cycles on %d devices in %.0f s (%ld with a bind mount, %ld remounts, %ld lazy unmounts with a notification queued), %ld namespace copies (want %ld cycles)\n",
+	       cycles >= min_cycles ? "ok" : "not ok", fstype, (long)cycles, ndev, secs, (long)binds,
+	       (long)remounts, (long)lazies, ns_cycles, min_cycles);
+	printf("%s 2 %s race: errors raised and cleared while mounts came and went (%ld errors here, %ld in the namespaces, fs_fault read as 1 %ld times, %ld clears)\n",
+	       errors_seen && ns_errors && faults_seen && clears_ok ? "ok" : "not ok", fstype,
+	       (long)errors_seen, ns_errors, (long)faults_seen, (long)clears_ok);
+	printf("%s 3 %s race: sysfs reads consistent: fs_fault 1 means fault_count >= 1, error_count >= fault_count, all numbers (%ld reads, %ld violations)\n",
+	       reads && !violations ? "ok" : "not ok", fstype, (long)reads, (long)violations);
+	printf("%s 4 %s race: a clear failed only because the filesystem was gone (%ld gone, %ld other)\n",
+	       clears_unexpected ? "not ok" : "ok", fstype, (long)clears_gone, (long)clears_unexpected);
+	printf("%s 5 %s race: every fserr uevent well-formed and for one of our devices (%ld uevents, %d malformed)\n",
+	       uevents_ok && !uevents_bad ? "ok" : "not ok", fstype, (long)uevents_ok, (int)uevents_bad);
+	printf("%s 6 %s race: pollers woke: fs_fault %ld times, mountinfo %ld times\n",
+	       polls_woken && mountinfo_wakes ? "ok" : "not ok", fstype, (long)polls_woken,
+	       (long)mountinfo_wakes);
+	printf("%s 7 %s race: the namespace child ran and stopped cleanly (status %#x)\n",
+	       ns_cycles > 0 ? "ok" : "not ok", fstype, status);
+	printf("%s 8 %s race: after the last unmount no sysfs directory is left and every loop device detaches (%ld left, %ld busy)\n",
+	       left || busy ? "not ok" : "ok", fstype, left, busy);
+	printf("1..8\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 4 && !strcmp(argv[1], "ns-child")) {
+		use_stat = !strcmp(argv[2], "ext2");
+		victim = getenv("FSERR_VICTIM");
+		if (!victim)
+			return 2;
+		return ns_child(atoi(argv[3]), argc - 4, argv + 4);
+	}
+	if (argc == 8 && !strcmp(argv[1], "storm")) {
+		fstype = argv[2];
+		family = argv[3];
+		victim = argv[5];
+		use_stat = !strcmp(fstype, "ext2");
+		setup(argv[4], atoi(argv[6]));
+		return storm(atol(argv[7]));
+	}
+	if (argc == 9 && !strcmp(argv[1], "race")) {
+		fstype = argv[2];
+		family = argv[3];
+		victim = argv[5];
+		use_stat = !strcmp(fstype, "ext2");
+		setenv("FSERR_VICTIM", victim, 1);	/* for the namespace child */
+		setup(argv[4], atoi(argv[6]));
+		return race(atol(argv[7]), atof(argv[8]));
+	}
+	fprintf(stderr,
+		"usage: fserr_stress storm FSTYPE FAMILY IMAGE VICTIM DEVICES ERRORS\n"
+		"       fserr_stress race FSTYPE FAMILY IMAGE VICTIM DEVICES MIN-CYCLES MAX-SECONDS\n");
+	return 2;
+}

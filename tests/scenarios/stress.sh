@@ -1,0 +1,31 @@
+# Many mounts at once, and mounts that come and go under errors, on two
+# CPUs (fserr_stress). The victims: a FAT16 and an ext2 fuzz volume with one
+# broken entry each, copied onto loop devices.
+#   storm: 8 FAT mounts x 10,000 errors and 4 ext2 mounts x 2,000, all at
+#          once: counters exact, one uevent per mount, the guest responsive.
+#   race:  mount, bind mount, remount, lazy unmount with an error just
+#          queued, errors, clears, sysfs reads, pollers and a child hopping
+#          through fresh mount namespaces, for at least 3,000 (FAT) and
+#          1,000 (ext2) mount cycles; nothing left after the last unmount.
+# The kernel log must stay clean (run.sh); on the debug kernel that covers
+# lockdep, KASAN, kobject release and kmemleak.
+CARD=fat12
+SMP=2
+TIMEOUT_FACTOR=3
+prepare() { :; }
+
+guest() {
+	fserr_lift_global_cap
+	if ! { fuzz_volume fat16 vfat &&
+	       fscorrupt /tmp/fuzz-fat16.img fat-dirent-bad-start R5.BIN >/dev/null &&
+	       fuzz_volume ext2 ext2 &&
+	       fscorrupt /tmp/fuzz-ext2.img ext2-dirent-bad-inode MANY/S1.TXT >/dev/null; }; then
+		echo "Bail out! could not make the victim volumes"
+		return
+	fi
+	fserr_stress storm vfat fat /tmp/fuzz-fat16.img R5.BIN 8 10000
+	fserr_stress storm ext2 ext2 /tmp/fuzz-ext2.img MANY/S1.TXT 4 2000
+	fserr_stress race vfat fat /tmp/fuzz-fat16.img R5.BIN 4 3000 600
+	fserr_stress race ext2 ext2 /tmp/fuzz-ext2.img MANY/S1.TXT 2 1000 600
+	fserr_default_limits
+}
