@@ -6,6 +6,8 @@
 #      damaged on the host by the scenario's prepare(), booted in QEMU; the
 #      guest half prints TAP, then the kernel log (with the KUnit KTAP).
 # Prints one line per test and ends with "N passed, N failed, N skipped".
+# The kernel log check is tests/lib/logcheck.sh; a scenario that plants
+# bugs on purpose (PLANTED=) passes only if the check reports each of them.
 # A test that was announced (TAP plan) but never reported is a failure, as
 # is a guest that hangs, a kernel log with a WARNING, BUG, oops, lockdep or
 # KASAN report, or a failed KUnit case.
@@ -58,11 +60,8 @@ tap_results() {
 	[ "$planned" -gt 0 ] || [ "$seen" -gt 0 ] || fail "$label: no test reported"
 }
 
-problem_re='WARNING:|BUG:|Oops|Unable to handle kernel|Kernel panic|Internal error|sleeping function called from invalid context|possible circular locking|possible recursive locking|inconsistent lock state|unreferenced object|KASAN|UBSAN|refcount_t:|ODEBUG:|list_add corruption|list_del corruption|blocked for more than|soft lockup|rcu.*stall'
-
-kernel_log_problems() { # < dmesg
-	grep -E "$problem_re"
-}
+# shellcheck source=tests/lib/logcheck.sh
+. "$(dirname "$0")/lib/logcheck.sh"
 
 # The fuzz scenarios log "fserr-fuzz: LABEL seed N" before each image:
 # name the seeds after which a problem appeared.
@@ -86,6 +85,7 @@ kunit_results() { # LABEL DMESG
 run_host_tests() {
 	local us=$top/build/userspace/host t
 	tap_results host/fscorrupt < <("$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt" 2>&1)
+	tap_results host/logcheck < <("$top/tests/host/logcheck-test.sh" 2>&1)
 	for t in uevent_test fsstate_test config_test state_test; do
 		tap_results "host/userspace/${t%_test}" < <("$us/$t" 2>&1)
 	done
@@ -100,10 +100,18 @@ run_host_tests() {
 }
 
 run_scenario() { # FILE KERNEL-VARIANT
-	local file=$1 variant=$2 name dir card console status qemu_args=() factor append
+	local file=$1 variant=$2 name dir card console status qemu_args=() factor append planted
 	name=$(basename "$file" .sh)
 	dir=$runs/$variant/$name
 	[ "$variant" = plain ] || name=$variant/$name
+	# KERNELS= limits a scenario to some kernels (planted bugs need LKDTM).
+	if ! [[ " $( (. "$file"; echo "${KERNELS:-$variant}") ) " == *" $variant "* ]]; then
+		skip "$name: runs on the $( (. "$file"; echo "$KERNELS") ) kernel only"
+		return
+	fi
+	booted[$variant]=1
+	# PLANTED="LABEL=REGEX;...": bugs the scenario provokes on purpose.
+	planted=$( (. "$file"; echo "${PLANTED:-}") )
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	card=$( (. "$file"; echo "$CARD") )
@@ -134,6 +142,17 @@ run_scenario() { # FILE KERNEL-VARIANT
 		cat "$dir/qemu.err" "$console" 2>/dev/null | tail -n 25 | sed 's/^/  | /'
 	elif ! grep -q '^Linux version' "$dir/dmesg"; then
 		fail "$name: kernel log clean (the guest printed no kernel log)"
+	elif [ -n "$planted" ]; then
+		# Each planted bug must be reported by the log check.
+		problems=$(kernel_log_problems <"$dir/dmesg")
+		IFS=';' read -r -a entries <<<"$planted"
+		for e in "${entries[@]}"; do
+			if grep -qE -- "${e#*=}" <<<"$problems"; then
+				pass "$name: the log check reports the planted ${e%%=*}"
+			else
+				fail "$name: the log check reports the planted ${e%%=*} (no line matches '${e#*=}')"
+			fi
+		done
 	elif problems=$(kernel_log_problems <"$dir/dmesg"); then
 		fail "$name: kernel log clean"
 		echo "$problems" | head -n 20 | sed 's/^/  | /'
@@ -155,7 +174,7 @@ run_scenario() { # FILE KERNEL-VARIANT
 declare -A kernel_image=([plain]=$GUEST_KERNEL [debug]=${GUEST_DEBUG_KERNEL:-})
 # The debug kernel boots in about 10 s under TCG and runs far slower.
 declare -A kernel_timeout=([plain]=$timeout [debug]=$((timeout * 3)))
-declare -A kunit_counted=()
+declare -A kunit_counted=() booted=()
 read -r -a kernels <<<"${FSERR_KERNELS:-plain debug}"
 echo "== host tests"
 run_host_tests
@@ -178,7 +197,7 @@ for k in "${kernels[@]}"; do
 		run_scenario "$f" "$k"
 		echo "   ($(( $(date +%s) - start )) s)"
 	done
-	[ -n "${kunit_counted[$k]:-}" ] ||
+	[ -n "${kunit_counted[$k]:-}" ] || [ -z "${booted[$k]:-}" ] ||
 		fail "$k/kunit: no KUnit results in the kernel log of any guest"
 done
 

@@ -1,0 +1,67 @@
+#!/bin/bash
+# Self-test of the kernel log check (TAP): a report line of each bug
+# detector, in the kernel's own format, makes kernel_log_problems() fail the
+# run; lines that a clean run of the suite prints (filesystem errors, which
+# are what the tests cause, delayed kobject releases, KUnit, boot) do not.
+# The planted-bugs scenario shows the same for real reports on the debug
+# kernel.
+#
+#   tests/host/logcheck-test.sh
+set -uo pipefail
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/logcheck.sh
+. "$(dirname "$0")/../lib/logcheck.sh"
+
+caught() { # LINE: kernel_log_problems reports it
+	printf '[   12.345678] %s\n' "$1" | kernel_log_problems >/dev/null
+}
+
+passed() { # LINE: kernel_log_problems lets it pass
+	! caught "$1"
+}
+
+while IFS='|' read -r detector line; do
+	[ -n "$detector" ] || continue
+	check "caught: $detector" caught "$line"
+done <<'LINES'
+WARN_ON|WARNING: CPU: 1 PID: 70 at fs/fserr.c:231 fserr_report+0x30/0x80
+BUG_ON|kernel BUG at fs/fserr.c:240!
+oops|Internal error: Oops: 0000000096000006 [#1] SMP
+NULL pointer|Unable to handle kernel NULL pointer dereference at virtual address 00000000000000b0
+panic|Kernel panic - not syncing: Oops: Fatal exception
+KASAN|BUG: KASAN: slab-use-after-free in fserr_work+0x44/0x164
+UBSAN|UBSAN: shift-out-of-bounds in fs/fat/inode.c:1234:5
+lockdep circular|WARNING: possible circular locking dependency detected
+lockdep recursive|WARNING: possible recursive locking detected
+lockdep inconsistent|WARNING: inconsistent lock state
+atomic sleep|BUG: sleeping function called from invalid context at kernel/locking/mutex.c:580
+kmemleak|unreferenced object 0xffffff8003a1c000 (size 256):
+refcount|refcount_t: underflow; use-after-free.
+debugobjects|ODEBUG: free active (active state 0) object: ffffff80036e2b48 object type: work_struct hint: fserr_work+0x0/0x164
+list_add|list_add corruption. next->prev should be prev (ffffff80036e2b48), but was 0000000000000000. (next=ffffff80036e2c00).
+list_del|list_del corruption, ffffff80036e2b48->next is LIST_POISON1 (dead000000000100)
+hung task|INFO: task kworker/0:1:25 blocked for more than 60 seconds.
+soft lockup|watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [fserrd:80]
+RCU stall|rcu: INFO: rcu_sched detected stalls on CPUs/tasks:
+LINES
+
+while IFS= read -r line; do
+	[ -n "$line" ] || continue
+	check "passes: ${line:0:60}" passed "$line"
+done <<'LINES'
+FAT-fs (mmcblk0p1): error, fat_get_cluster: invalid start cluster (i_pos 789, start 000017cd)
+FAT-fs (loop12): Filesystem has been set read-only
+EXT2-fs (loop0): error: ext2_get_inode: bad inode number: 5
+Buffer I/O error on dev loop0, logical block 52949, async page read
+kobject: 'loop12' ((____ptrval____)): kobject_release, parent 0000000000000000 (delayed 1000)
+fserr: same (fserr-kunit): cannot create /sys/fs/fserr-kunit/same (error -17), errors are reported through fanotify only
+    ok 8 fserr_test_name_collision
+kmemleak: Kernel memory leak detector initialized (mem pool available: 15788)
+rcu: Hierarchical RCU implementation.
+LINES
+
+tap_plan

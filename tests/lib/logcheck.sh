@@ -1,0 +1,15 @@
+# The check of a guest's kernel log (bash), shared by tests/run.sh and its
+# self-test (tests/host/logcheck-test.sh).
+#
+# A report of any of the kernel's bug detectors fails a run: WARN()/BUG()
+# and oopses, KASAN, UBSAN, lockdep (circular or recursive locking,
+# inconsistent lock state), DEBUG_ATOMIC_SLEEP, kmemleak ("unreferenced
+# object"), refcount_t, debugobjects (ODEBUG), list debugging, the hung-task,
+# soft-lockup and RCU-stall detectors.
+problem_re='WARNING:|BUG:|kernel BUG at|Oops|Unable to handle kernel|Kernel panic|Internal error|sleeping function called from invalid context|possible circular locking|possible recursive locking|inconsistent lock state|unreferenced object|KASAN|UBSAN|refcount_t:|ODEBUG:|list_add corruption|list_del corruption|blocked for more than|soft lockup|rcu.*stall'
+
+# kernel_log_problems < DMESG: the lines that report a problem; exit status
+# 0 if there is one.
+kernel_log_problems() {
+	grep -E "$problem_re"
+}
