@@ -46,7 +46,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "loopdev.h"
+#include "volumes.h"
 
 #define MAX_DEVICES 16
 
@@ -137,41 +137,6 @@ static int open_victim(const char *mnt)
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s", mnt, victim);
 	return open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
-}
-
-static long read_attr_at(int dfd, const char *name)
-{
-	char buf[32], *end;
-	long v;
-	int fd, n;
-
-	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	v = strtol(buf, &end, 10);
-	if (end == buf || strcmp(end, "\n"))
-		return -2;	/* not a number and a newline: a bug */
-	return v;
-}
-
-static long read_attr(const struct dev *d, const char *name)
-{
-	char path[128];
-	long v;
-	int dfd;
-
-	snprintf(path, sizeof(path), "/sys/fs/%s/%s", family, d->id);
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -1;
-	v = read_attr_at(dfd, name);
-	close(dfd);
-	return v;
 }
 
 static int uevent_socket(void)
@@ -267,7 +232,9 @@ static void *storm_thread(void *arg)
 }
 
 static atomic_int uevent_sock = -1, uevents_bad;
+static atomic_long uevents_ok;
 
+/* Count the fserr uevents per device; print a malformed one. */
 static void *uevent_thread(void *arg)
 {
 	char buf[4096];
@@ -281,9 +248,14 @@ static void *uevent_thread(void *arg)
 		if (n <= 0)
 			continue;
 		d = check_uevent(buf, n, &bad);
-		if (d)
+		if (d) {
 			d->uevents++;
-		uevents_bad += bad;
+			uevents_ok++;
+		}
+		if (bad) {
+			uevents_bad++;
+			printf("# malformed fserr uevent: %s\n", buf);
+		}
 	}
 	return NULL;
 }
@@ -334,8 +306,10 @@ static int storm(long errors)
 
 	for (i = 0; i < ndev; i++) {
 		struct dev *d = &devs[i];
-		long ec = read_attr(d, "error_count"), fc = read_attr(d, "fault_count");
-		long ff = read_attr(d, "fs_fault"), sup = read_attr(d, "uevents_suppressed");
+		long ec = sysfs_attr(family, d->id, "error_count");
+		long fc = sysfs_attr(family, d->id, "fault_count");
+		long ff = sysfs_attr(family, d->id, "fs_fault");
+		long sup = sysfs_attr(family, d->id, "uevents_suppressed");
 
 		total += d->errors_seen;
 		failed += d->errors_seen != errors;
@@ -371,7 +345,6 @@ static atomic_long cycles, binds, remounts, lazies, mount_failures, errors_seen;
 static atomic_int mount_errno;	/* of the first failed mount */
 static atomic_long clears_ok, clears_gone, clears_unexpected;
 static atomic_long reads, violations, faults_seen, polls_woken, mountinfo_wakes;
-static atomic_long uevents_ok;
 
 static void umount_quiet(const char *path, int flags)
 {
@@ -500,9 +473,9 @@ static void *reader_thread(void *arg)
 			if (dfd < 0)
 				continue;
 			/* in this order, so that the inequalities must hold */
-			ff = read_attr_at(dfd, "fs_fault");
-			fc = read_attr_at(dfd, "fault_count");
-			ec = read_attr_at(dfd, "error_count");
+			ff = sysfs_attr_at(dfd, "fs_fault");
+			fc = sysfs_attr_at(dfd, "fault_count");
+			ec = sysfs_attr_at(dfd, "error_count");
 			if (ff >= 0 && fc >= 0 && ec >= 0) {
 				reads++;
 				faults_seen += ff == 1;
@@ -513,7 +486,7 @@ static void *reader_thread(void *arg)
 				}
 			}
 			for (o = others; *o; o++) {
-				v = read_attr_at(dfd, *o);
+				v = sysfs_attr_at(dfd, *o);
 				if (v == -2) {
 					violations++;
 					printf("# %s: %s is not a number\n", devs[i].id, *o);
@@ -577,26 +550,6 @@ static void *mountinfo_thread(void *arg)
 		}
 	}
 	close(p.fd);
-	return NULL;
-}
-
-static void *race_uevent_thread(void *arg)
-{
-	char buf[4096];
-	bool bad;
-	int n;
-
-	(void)arg;
-	while (!stop) {
-		n = recv(uevent_sock, buf, sizeof(buf) - 1, 0);
-		if (n <= 0)
-			continue;
-		uevents_ok += check_uevent(buf, n, &bad) != NULL;
-		if (bad) {
-			uevents_bad++;
-			printf("# malformed fserr uevent: %s\n", buf);
-		}
-	}
 	return NULL;
 }
 
@@ -670,7 +623,7 @@ static int race(long min_cycles, double max_seconds)
 	long ns_cycles = -1, ns_errors = 0, left = 0, busy = 0;
 	void *(*const fns[])(void *) = {
 		clear_thread, reader_thread, reader_thread, poll_thread,
-		mountinfo_thread, race_uevent_thread,
+		mountinfo_thread, uevent_thread,
 	};
 	double t0, secs;
 	int i, status = -1;

@@ -41,7 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "loopdev.h"
+#include "volumes.h"
 
 #define IMAGE		"/tmp/fuzz.img"
 #define FLIPS		"/tmp/fuzz.flips"
@@ -247,23 +247,6 @@ static bool write_one(void)
 	return !close(fd) && ok;
 }
 
-static int read_attr(const char *name)
-{
-	char path[128], buf[32];
-	int fd, n;
-
-	snprintf(path, sizeof(path), "/sys/fs/%s/%s/%s", family, loopname, name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return atoi(buf);
-}
-
 static bool sysfs_gone(void)
 {
 	char path[128];
@@ -299,8 +282,8 @@ static void one_image(const char *base, unsigned long seed, struct result *r)
 		r->mounted = true;
 		walk(MNT, 0, r);
 		r->write_ok = write_one();
-		r->fs_fault = read_attr("fs_fault");
-		r->fault_count = read_attr("fault_count");
+		r->fs_fault = sysfs_attr(family, loopname, "fs_fault");
+		r->fault_count = sysfs_attr(family, loopname, "fault_count");
 		r->umount_ok = !umount(MNT);
 		if (!r->umount_ok)
 			umount2(MNT, MNT_DETACH);	/* so that the next image can go on */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Small volumes on loop devices, for the guest test programs that mount
- * many of them (fuzz_walk, fserr_stress). Errors end the program with a
- * TAP "Bail out!".
+ * Small volumes on loop devices and their fserr attributes, for the guest
+ * test programs that mount many of them (fuzz_walk, fserr_stress). Errors
+ * end the program with a TAP "Bail out!".
  */
-#ifndef FSERR_TEST_LOOPDEV_H
-#define FSERR_TEST_LOOPDEV_H
+#ifndef FSERR_TEST_VOLUMES_H
+#define FSERR_TEST_VOLUMES_H
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,6 +101,47 @@ static int loop_detach(int nr)
 	ret = ioctl(fd, LOOP_CLR_FD);
 	close(fd);
 	return ret;
+}
+
+/*
+ * One fserr attribute, read through the directory handle @dfd, so that
+ * several reads come from one superblock. -1 if it cannot be read (the
+ * directory went away), -2 if it is not a number and a newline (a bug).
+ */
+static long sysfs_attr_at(int dfd, const char *name)
+{
+	char buf[32], *end;
+	long v;
+	int fd, n;
+
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	v = strtol(buf, &end, 10);
+	if (end == buf || strcmp(end, "\n"))
+		return -2;
+	return v;
+}
+
+/* /sys/fs/FAMILY/ID/NAME, as sysfs_attr_at() reads it. */
+static long sysfs_attr(const char *family, const char *id, const char *name)
+{
+	char path[128];
+	long v;
+	int dfd;
+
+	snprintf(path, sizeof(path), "/sys/fs/%s/%s", family, id);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	v = sysfs_attr_at(dfd, name);
+	close(dfd);
+	return v;
 }
 
 #endif
