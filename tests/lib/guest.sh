@@ -124,7 +124,8 @@ media_error_walk() {
 # has COUNT lines matching the extended regex PATTERN (default 1, 20 s).
 wait_log() {
 	_n=0
-	while [ "$(grep -c -E -- "$1" /tmp/fserrd.log)" -lt "${2:-1}" ]; do
+	# (a log that does not exist yet has no matching line: keep waiting)
+	while _c=$(grep -c -E -- "$1" /tmp/fserrd.log 2>/dev/null); [ "${_c:-0}" -lt "${2:-1}" ]; do
 		_n=$((_n + 1))
 		if [ $_n -gt $((${3:-20} * 10)) ]; then
 			echo "no line '$1' in fserrd's log:"
