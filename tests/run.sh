@@ -100,26 +100,27 @@ run_host_tests() {
 }
 
 run_scenario() { # FILE KERNEL-VARIANT
-	local file=$1 variant=$2 name dir card console status qemu_args=() factor append planted
+	local file=$1 variant=$2 name dir card device factor smp kernels planted
+	local console status qemu_args=() append v
 	name=$(basename "$file" .sh)
 	dir=$runs/$variant/$name
 	[ "$variant" = plain ] || name=$variant/$name
-	# KERNELS= limits a scenario to some kernels (planted bugs need LKDTM).
-	if ! [[ " $( (. "$file"; echo "${KERNELS:-$variant}") ) " == *" $variant "* ]]; then
-		skip "$name: runs on the $( (. "$file"; echo "$KERNELS") ) kernel only"
+	# The scenario's settings, read once: CARD; DEVICE=virtio for a virtio
+	# disk; TIMEOUT_FACTOR for long runs (fuzz); SMP (the race test wants
+	# two CPUs); KERNELS limits it to some kernels (planted bugs need
+	# LKDTM); PLANTED="LABEL=REGEX;..." names bugs it provokes on purpose.
+	mapfile -t v < <( (. "$file"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
+		"${SMP:-1}" "${KERNELS:-$variant}" "${PLANTED:-}") )
+	card=${v[0]} device=${v[1]} factor=${v[2]} smp=${v[3]} kernels=${v[4]} planted=${v[5]}
+	if ! [[ " $kernels " == *" $variant "* ]]; then
+		skip "$name: runs on the $kernels kernel only"
 		return
 	fi
 	booted[$variant]=1
-	# PLANTED="LABEL=REGEX;...": bugs the scenario provokes on purpose.
-	planted=$( (. "$file"; echo "${PLANTED:-}") )
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	card=$( (. "$file"; echo "$CARD") )
-	[ "$( (. "$file"; echo "${DEVICE:-sd}") )" = virtio ] && qemu_args=(--virtio)
-	# Long scenarios (the fuzz runs) ask for a multiple of the timeout.
-	factor=$( (. "$file"; echo "${TIMEOUT_FACTOR:-1}") )
-	# ... and the race scenario for two CPUs.
-	qemu_args+=(--smp "$( (. "$file"; echo "${SMP:-1}") )")
+	[ "$device" = virtio ] && qemu_args=(--virtio)
+	qemu_args+=(--smp "$smp")
 	append="fserr.scenario=$(basename "$file" .sh)${FSERR_FUZZ:+ fserr.fuzz=$FSERR_FUZZ}"
 	cp --sparse=always "$top/build/images/card-$card.img" "$dir/card.img"
 	# prepare() damages the card and may write blkdebug.conf for QEMU.

@@ -66,7 +66,7 @@ static size_t loglen;
 struct result {
 	bool mounted;
 	int mount_errno;
-	unsigned long entries, read_errors, bytes;
+	unsigned long entries, read_errors;
 	int read_errno;			/* of the first read error */
 	bool write_ok;
 	int fs_fault, fault_count;	/* -1: could not be read */
@@ -192,7 +192,6 @@ static void read_file(const char *path, struct result *r)
 		total += n;
 	if (n < 0)
 		read_error(r);
-	r->bytes += total;
 	close(fd);
 }
 
