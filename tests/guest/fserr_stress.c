@@ -28,7 +28,8 @@
  * MAX-SECONDS), then unmounts everything: no sysfs directory may be left
  * and every loop device must detach.
  *
- * Prints TAP.
+ * Prints TAP, the plan first (guest.sh's run_tap prefixes the label,
+ * e.g. "vfat storm").
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -49,6 +50,9 @@
 #include "volumes.h"
 
 #define MAX_DEVICES 16
+/* The plans, printed before anything runs (TAP results numbered 1..N). */
+#define STORM_TESTS 4
+#define RACE_TESTS 8
 
 extern char **environ;
 
@@ -325,17 +329,16 @@ static int storm(long errors)
 		if (umount(d->mnt))
 			bail("umount %s", d->mnt);
 	}
-	printf("%s 1 %s storm: %d mounts, %ld errors each at the same time: every access failed (%ld errors in %.1f s, %.0f errors/s)\n",
-	       failed ? "not ok" : "ok", fstype, ndev, errors, total, secs, total / secs);
-	printf("%s 2 %s storm: error_count exact, fault_count 1, fs_fault 1, nothing suppressed on every mount (%ld wrong)\n",
-	       wrong_counts ? "not ok" : "ok", fstype, wrong_counts);
-	printf("%s 3 %s storm: one uevent per mount (%ld wrong, %d malformed)\n",
-	       wrong_uevents || uevents_bad ? "not ok" : "ok", fstype, wrong_uevents,
+	printf("%s 1 %d mounts, %ld errors each at the same time: every access failed (%ld errors in %.1f s, %.0f errors/s)\n",
+	       failed ? "not ok" : "ok", ndev, errors, total, secs, total / secs);
+	printf("%s 2 error_count exact, fault_count 1, fs_fault 1, nothing suppressed on every mount (%ld wrong)\n",
+	       wrong_counts ? "not ok" : "ok", wrong_counts);
+	printf("%s 3 one uevent per mount (%ld wrong, %d malformed)\n",
+	       wrong_uevents || uevents_bad ? "not ok" : "ok", wrong_uevents,
 	       (int)uevents_bad);
 	/* A guest that stalls for seconds is not responsive; TCG is slow, so be generous. */
-	printf("%s 4 %s storm: the guest stayed responsive: a 10 ms sleep woke at most %.0f ms late (limit 5000)\n",
-	       probe_worst_us < 5000000 ? "ok" : "not ok", fstype, probe_worst_us / 1000.0);
-	printf("1..4\n");
+	printf("%s 4 the guest stayed responsive: a 10 ms sleep woke at most %.0f ms late (limit 5000)\n",
+	       probe_worst_us < 5000000 ? "ok" : "not ok", probe_worst_us / 1000.0);
 	return 0;
 }
 
@@ -682,26 +685,25 @@ static int race(long min_cycles, double max_seconds)
 	if (mount_failures)
 		printf("# %ld mounts failed, the first with %s\n", (long)mount_failures,
 		       strerror(mount_errno));
-	printf("%s 1 %s race: %ld mount cycles on %d devices in %.0f s (%ld with a bind mount, %ld remounts, %ld lazy unmounts with a notification queued), %ld namespace copies (want %ld cycles)\n",
-	       cycles >= min_cycles ? "ok" : "not ok", fstype, (long)cycles, ndev, secs, (long)binds,
+	printf("%s 1 %ld mount cycles on %d devices in %.0f s (%ld with a bind mount, %ld remounts, %ld lazy unmounts with a notification queued), %ld namespace copies (want %ld cycles)\n",
+	       cycles >= min_cycles ? "ok" : "not ok", (long)cycles, ndev, secs, (long)binds,
 	       (long)remounts, (long)lazies, ns_cycles, min_cycles);
-	printf("%s 2 %s race: errors raised and cleared while mounts came and went (%ld errors here, %ld in the namespaces, fs_fault read as 1 %ld times, %ld clears)\n",
-	       errors_seen && ns_errors && faults_seen && clears_ok ? "ok" : "not ok", fstype,
+	printf("%s 2 errors raised and cleared while mounts came and went (%ld errors here, %ld in the namespaces, fs_fault read as 1 %ld times, %ld clears)\n",
+	       errors_seen && ns_errors && faults_seen && clears_ok ? "ok" : "not ok",
 	       (long)errors_seen, ns_errors, (long)faults_seen, (long)clears_ok);
-	printf("%s 3 %s race: sysfs reads consistent: fs_fault 1 means fault_count >= 1, error_count >= fault_count, all numbers (%ld reads, %ld violations)\n",
-	       reads && !violations ? "ok" : "not ok", fstype, (long)reads, (long)violations);
-	printf("%s 4 %s race: a clear failed only because the filesystem was gone (%ld gone, %ld other)\n",
-	       clears_unexpected ? "not ok" : "ok", fstype, (long)clears_gone, (long)clears_unexpected);
-	printf("%s 5 %s race: every fserr uevent well-formed and for one of our devices (%ld uevents, %d malformed)\n",
-	       uevents_ok && !uevents_bad ? "ok" : "not ok", fstype, (long)uevents_ok, (int)uevents_bad);
-	printf("%s 6 %s race: pollers woke: fs_fault %ld times, mountinfo %ld times\n",
-	       polls_woken && mountinfo_wakes ? "ok" : "not ok", fstype, (long)polls_woken,
+	printf("%s 3 sysfs reads consistent: fs_fault 1 means fault_count >= 1, error_count >= fault_count, all numbers (%ld reads, %ld violations)\n",
+	       reads && !violations ? "ok" : "not ok", (long)reads, (long)violations);
+	printf("%s 4 a clear failed only because the filesystem was gone (%ld gone, %ld other)\n",
+	       clears_unexpected ? "not ok" : "ok", (long)clears_gone, (long)clears_unexpected);
+	printf("%s 5 every fserr uevent well-formed and for one of our devices (%ld uevents, %d malformed)\n",
+	       uevents_ok && !uevents_bad ? "ok" : "not ok", (long)uevents_ok, (int)uevents_bad);
+	printf("%s 6 pollers woke: fs_fault %ld times, mountinfo %ld times\n",
+	       polls_woken && mountinfo_wakes ? "ok" : "not ok", (long)polls_woken,
 	       (long)mountinfo_wakes);
-	printf("%s 7 %s race: the namespace child ran and stopped cleanly (status %#x)\n",
-	       ns_cycles > 0 ? "ok" : "not ok", fstype, status);
-	printf("%s 8 %s race: after the last unmount no sysfs directory is left and every loop device detaches (%ld left, %ld busy)\n",
-	       left || busy ? "not ok" : "ok", fstype, left, busy);
-	printf("1..8\n");
+	printf("%s 7 the namespace child ran and stopped cleanly (status %#x)\n",
+	       ns_cycles > 0 ? "ok" : "not ok", status);
+	printf("%s 8 after the last unmount no sysfs directory is left and every loop device detaches (%ld left, %ld busy)\n",
+	       left || busy ? "not ok" : "ok", left, busy);
 	return 0;
 }
 
@@ -720,6 +722,7 @@ int main(int argc, char **argv)
 		family = argv[3];
 		victim = argv[5];
 		use_stat = !strcmp(fstype, "ext2");
+		printf("1..%d\n", STORM_TESTS);
 		setup(argv[4], atoi(argv[6]));
 		return storm(atol(argv[7]));
 	}
@@ -729,6 +732,7 @@ int main(int argc, char **argv)
 		victim = argv[5];
 		use_stat = !strcmp(fstype, "ext2");
 		setenv("FSERR_VICTIM", victim, 1);	/* for the namespace child */
+		printf("1..%d\n", RACE_TESTS);
 		setup(argv[4], atoi(argv[6]));
 		return race(atol(argv[7]), atof(argv[8]));
 	}

@@ -20,9 +20,10 @@
  * Before each image a line "fserr-fuzz: LABEL seed S" goes to the kernel
  * log, so that tests/run.sh can name the seed of any splat it finds there.
  *
- * Prints TAP: one line per property over all images, with counts; each
- * failing seed is printed with the lines the kernel logged for it and how
- * to replay it. -v prints every image.
+ * Prints TAP, the plan first: one line per property over all images, with
+ * counts (guest.sh's run_tap prefixes the label); each failing seed is
+ * printed with the lines the kernel logged for it and how to replay it.
+ * -v prints every image.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -325,6 +326,8 @@ int main(int argc, char **argv)
 	count = strtoul(argv[6], NULL, 0);
 	verbose = argc == 8;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* The plan first: a run that dies halfway leaves its results short. */
+	printf("1..5\n");
 
 	kmsg = open("/dev/kmsg", O_RDWR | O_NONBLOCK);
 	if (kmsg < 0)
@@ -400,18 +403,17 @@ int main(int argc, char **argv)
 	 * A fuzz run that never (or always) meets the damage proves little;
 	 * a replay of one seed cannot say.
 	 */
-	printf("%s 1 %s: the damage was met: %lu images (seeds %lu-%lu), %lu mounted (%lu faulted, %lu clean), %lu refused; walk: %lu entries, %lu read errors, %lu writes ok%s\n",
-	       (faulted && clean) || count < 2 ? "ok" : "not ok", label, count, first,
+	printf("%s 1 the damage was met: %lu images (seeds %lu-%lu), %lu mounted (%lu faulted, %lu clean), %lu refused; walk: %lu entries, %lu read errors, %lu writes ok%s\n",
+	       (faulted && clean) || count < 2 ? "ok" : "not ok", count, first,
 	       first + count - 1, faulted + clean, faulted, clean, refused, entries,
 	       read_errors, writes_ok, count < 2 ? " # SKIP one image replayed" : "");
-	printf("%s 2 %s: fs_fault is 1 if and only if the filesystem logged an error (%lu mismatches)\n",
-	       mismatch ? "not ok" : "ok", label, mismatch);
-	printf("%s 3 %s: fault_count equals fs_fault after one mount (%lu wrong)\n",
-	       counts_wrong ? "not ok" : "ok", label, counts_wrong);
-	printf("%s 4 %s: every mounted image unmounts (%lu failed)\n",
-	       umount_failed ? "not ok" : "ok", label, umount_failed);
-	printf("%s 5 %s: the sysfs directory is gone after every umount and refused mount (%lu left)\n",
-	       left ? "not ok" : "ok", label, left);
-	printf("1..5\n");
+	printf("%s 2 fs_fault is 1 if and only if the filesystem logged an error (%lu mismatches)\n",
+	       mismatch ? "not ok" : "ok", mismatch);
+	printf("%s 3 fault_count equals fs_fault after one mount (%lu wrong)\n",
+	       counts_wrong ? "not ok" : "ok", counts_wrong);
+	printf("%s 4 every mounted image unmounts (%lu failed)\n",
+	       umount_failed ? "not ok" : "ok", umount_failed);
+	printf("%s 5 the sysfs directory is gone after every umount and refused mount (%lu left)\n",
+	       left ? "not ok" : "ok", left);
 	return 0;
 }

@@ -56,6 +56,10 @@ unchanged_after_failure() { # IMAGE ARGS... : fscorrupt must fail and write noth
 	[ "$before" = "$(sha256sum <"$img")" ]
 }
 
+# per FAT type 2 + 4 corruptions x 2 + 4; ext2 1 + 2 x 2 + 2; random 4;
+# partitions 4; junk 4
+tap_plan $((3 * (2 + 4 * 2 + 4) + 1 + 2 * 2 + 2 + 4 + 4 + 4))
+
 img=$work/fat.img
 for bits in 12 16 32; do
 	make_fat "$bits" "$img"
@@ -114,4 +118,4 @@ check "junk: unknown command refused" unchanged_after_failure "$img" explode wal
 check "junk: bad seed refused" unchanged_after_failure "$img" random -5 3
 check "junk: missing image refused" bash -o pipefail -c "! '$fscorrupt' '$work/none' info 2>/dev/null"
 
-tap_plan
+tap_done

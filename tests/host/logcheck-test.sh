@@ -24,10 +24,8 @@ passed() { # LINE: kernel_log_problems lets it pass
 	! caught "$1"
 }
 
-while IFS='|' read -r detector line; do
-	[ -n "$detector" ] || continue
-	check "caught: $detector" caught "$line"
-done <<'LINES'
+# DETECTOR|LINE: a report line of each detector, in the kernel's format
+caught_lines=$(cat <<'LINES'
 WARN_ON|WARNING: CPU: 1 PID: 70 at fs/fserr.c:231 fserr_report+0x30/0x80
 BUG_ON|kernel BUG at fs/fserr.c:240!
 oops|Internal error: Oops: 0000000096000006 [#1] SMP
@@ -48,11 +46,9 @@ hung task|INFO: task kworker/0:1:25 blocked for more than 60 seconds.
 soft lockup|watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [fserrd:80]
 RCU stall|rcu: INFO: rcu_sched detected stalls on CPUs/tasks:
 LINES
-
-while IFS= read -r line; do
-	[ -n "$line" ] || continue
-	check "passes: ${line:0:60}" passed "$line"
-done <<'LINES'
+)
+# lines of a clean run
+clean_lines=$(cat <<'LINES'
 FAT-fs (mmcblk0p1): error, fat_get_cluster: invalid start cluster (i_pos 789, start 000017cd)
 FAT-fs (loop12): Filesystem has been set read-only
 EXT2-fs (loop0): error: ext2_get_inode: bad inode number: 5
@@ -63,5 +59,17 @@ fserr: same (fserr-kunit): cannot create /sys/fs/fserr-kunit/same (error -17), e
 kmemleak: Kernel memory leak detector initialized (mem pool available: 15788)
 rcu: Hierarchical RCU implementation.
 LINES
+)
 
-tap_plan
+tap_plan $(($(grep -c . <<<"$caught_lines") + $(grep -c . <<<"$clean_lines")))
+
+while IFS='|' read -r detector line; do
+	[ -n "$detector" ] || continue
+	check "caught: $detector" caught "$line"
+done <<<"$caught_lines"
+
+while IFS= read -r line; do
+	[ -n "$line" ] || continue
+	check "passes: ${line:0:60}" passed "$line"
+done <<<"$clean_lines"
+tap_done

@@ -13,7 +13,7 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 }
 
 ext2_bad_directory_block() {
-	tap_begin ext2-dirblock
+	tap_begin ext2-dirblock 4
 	mount -t ext2 -o notify /dev/mmcblk0p2 /mnt
 	t "clean mount, fs_fault 0" expect_eq 0 "$(attr ext2 mmcblk0p2 fs_fault)"
 	ls /mnt/DIR1 >/dev/null 2>&1
@@ -26,7 +26,7 @@ ext2_bad_directory_block() {
 
 # Two superblocks, burst 1: the first transition gets the only uevent.
 global_cap() {
-	tap_begin global-cap
+	tap_begin global-cap 3
 	fserr_default_limits
 	echo 1 >/sys/module/fserr/parameters/uevent_burst
 	# Let the window that earlier tests used expire (interval 5 s): the

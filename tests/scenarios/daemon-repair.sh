@@ -29,7 +29,7 @@ CONF
 	mount --bind /mnt/DIR1 /mnt2
 	fserrd_start -c /tmp/fserrd.conf
 
-	tap_begin daemon-repair
+	tap_begin daemon-repair 29
 	damage /dev/mmcblk0p1 fat-dirent-bad-start DATA.BIN
 	cat /mnt/DATA.BIN >/dev/null 2>&1
 	t "the fault is logged once, with both mount points" wait_log \

@@ -11,7 +11,7 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 }
 
 guest() {
-	tap_begin fat-read-error
+	tap_begin fat-read-error 6
 	mount -t vfat -o notify /dev/vda1 /mnt
 	t "clean mount, fs_fault 0" expect_eq 0 "$(attr fat vda1 fs_fault)"
 	t "reading the file fails" sh -c "! cat /mnt/VICTIM2.BIN >/dev/null"

@@ -10,7 +10,7 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 
 guest() {
 	media_error_walk vda1 5
-	tap_begin media-error-log
+	tap_begin media-error-log 1
 	t "FAT logged the failed directory read" \
 		sh -c "dmesg | grep -q 'Directory bread(block .*) failed'"
 	tap_end

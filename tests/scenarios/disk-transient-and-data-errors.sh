@@ -17,7 +17,7 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 }
 
 guest() {
-	tap_begin media-errors
+	tap_begin media-errors 10
 	mount -t vfat -o notify /dev/vda1 /mnt
 	t "clean mount, fs_fault 0" expect_eq 0 "$(attr fat vda1 fs_fault)"
 	t "DATA.BIN: the read of a failing data block fails" \

@@ -26,7 +26,7 @@ uevent_keys() {
 
 guest() {
 	fserr_lift_global_cap
-	tap_begin injection
+	tap_begin injection 10
 	fat_mnt="/tmp/inj
 /mnt2"
 	ext2_mnt=/tmp/a,b

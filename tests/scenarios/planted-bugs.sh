@@ -1,19 +1,34 @@
 # Planted bugs, on the debug kernel only: LKDTM provokes a WARN_ON(), a
-# use-after-free read (KASAN), a corrupted list_add() (list debugging) and
-# a refcount_t overflow. run.sh must report each of them, which shows that
-# a real one in any other scenario fails the run. (tests/host/logcheck-test.sh
-# covers the report formats of the detectors LKDTM cannot provoke without
-# ending the guest: lockdep, atomic sleep, kmemleak, hung tasks, oopses.)
+# use-after-free read (KASAN), a corrupted list_add() (list debugging), a
+# refcount_t overflow and an array index out of bounds (UBSAN); the module
+# tests/planted/ (loaded here only) leaks memory (kmemleak, found by the
+# scans at the end of the boot), creates a sysfs file twice, adds a kobject
+# twice, prints a bare call trace and shifts past a type's width (UBSAN).
+# (Every other report has a call trace too, so the planted bare one is not
+# told apart here; the log check's self-test has its real line.)
+# run.sh must report each of them, which shows that a real one in any other
+# scenario fails the run. (tests/host/logcheck-test.sh covers the report
+# formats of the detectors that cannot be provoked without ending the
+# guest: lockdep, atomic sleep, hung tasks, oopses.)
 CARD=fat12
 KERNELS=debug
 PLANTED="WARN_ON=WARNING: CPU: [0-9]+ PID: [0-9]+ at drivers/misc/lkdtm/;KASAN=BUG: KASAN: [a-z-]*use-after-free in lkdtm_READ_AFTER_FREE;list debugging=list_add corruption;refcount_t=refcount_t: saturated"
+PLANTED="$PLANTED;UBSAN bounds=UBSAN: array-index-out-of-bounds in drivers/misc/lkdtm/bugs.c"
+PLANTED="$PLANTED;kmemleak leak=unreferenced object 0x[0-9a-f]+ \\(size (64|128|256|512)\\)"
+PLANTED="$PLANTED;sysfs duplicate=sysfs: cannot create duplicate filename '/kernel/fserr-planted/planted'"
+PLANTED="$PLANTED;kobject_add failure=kobject_add_internal failed for fserr-planted with -EEXIST"
+PLANTED="$PLANTED;UBSAN shift=UBSAN: shift-out-of-bounds in .*fserr_planted.c"
 prepare() { :; }
 
 guest() {
-	tap_begin planted
+	tap_begin planted 11
 	mount -t debugfs debugfs /sys/kernel/debug
-	for bug in WARNING READ_AFTER_FREE CORRUPT_LIST_ADD REFCOUNT_INC_OVERFLOW; do
+	for bug in WARNING READ_AFTER_FREE CORRUPT_LIST_ADD REFCOUNT_INC_OVERFLOW ARRAY_BOUNDS; do
 		t "LKDTM provoked $bug" sh -c "echo $bug >/sys/kernel/debug/provoke-crash/DIRECT"
+	done
+	t "the planted-bugs module loads" insmod /lib/modules/fserr_planted.ko
+	for bug in leak sysfs_dup kobject_dup call_trace shift; do
+		t "planted $bug" sh -c "echo 1 >/sys/kernel/debug/fserr-planted/$bug"
 	done
 	tap_end
 }

@@ -23,9 +23,9 @@ guest() {
 		echo "Bail out! could not make the victim volumes"
 		return
 	fi
-	fserr_stress storm vfat fat /tmp/fuzz-fat16.img R5.BIN 8 10000
-	fserr_stress storm ext2 ext2 /tmp/fuzz-ext2.img MANY/S1.TXT 4 2000
-	fserr_stress race vfat fat /tmp/fuzz-fat16.img R5.BIN 4 3000 600
-	fserr_stress race ext2 ext2 /tmp/fuzz-ext2.img MANY/S1.TXT 2 1000 600
+	run_tap "vfat storm" fserr_stress storm vfat fat /tmp/fuzz-fat16.img R5.BIN 8 10000
+	run_tap "ext2 storm" fserr_stress storm ext2 ext2 /tmp/fuzz-ext2.img MANY/S1.TXT 4 2000
+	run_tap "vfat race" fserr_stress race vfat fat /tmp/fuzz-fat16.img R5.BIN 4 3000 600
+	run_tap "ext2 race" fserr_stress race ext2 ext2 /tmp/fuzz-ext2.img MANY/S1.TXT 2 1000 600
 	fserr_default_limits
 }

@@ -10,7 +10,7 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 }
 
 guest() {
-	tap_begin fserrctl
+	tap_begin fserrctl 11
 	t "status with nothing mounted" sh -c "fserrctl status | grep -q '^no filesystem with fserr state'"
 	mount -t vfat -o notify /dev/mmcblk0p1 /mnt
 	mount --bind /mnt/DIR1 /mnt2

@@ -65,6 +65,7 @@ stop() {
 	return $rc
 }
 
+tap_plan 23
 : >"$work/conf"
 man=$(dirname "$0")/../man/fserrd.8
 check "--help and fserrd.8 name the same options" bash -c \
@@ -151,4 +152,4 @@ start "$work/log8"
 check "a damaged state file is reported with its line and moved aside" bash -c \
 	"$(declare -f wait_for); wait_for '$work/log8' 'state-damaged .*error=\"2: not a state record\"' && [ -f '$work/state.damaged' ]"
 stop
-tap_plan
+tap_done
