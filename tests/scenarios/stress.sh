@@ -9,6 +9,10 @@
 #          1,000 (ext2) mount cycles; nothing left after the last unmount.
 # The kernel log must stay clean (run.sh); on the debug kernel that covers
 # lockdep, KASAN, kobject release and kmemleak.
+# Sizes (sized in guest.sh): full as above, races at most 600 s each; the
+# quick tier on the debug kernel a fifth: storms 8 x 2,000 and 4 x 400,
+# races >= 600 and 200 cycles, at most 120 s each. The plans (4 per storm,
+# 8 per race) are the same either way.
 CARD=fat12
 SMP=2
 TIMEOUT_FACTOR=3
@@ -23,9 +27,13 @@ guest() {
 		echo "Bail out! could not make the victim volumes"
 		return
 	fi
-	run_tap "vfat storm" fserr_stress storm vfat fat /tmp/fuzz-fat16.img R5.BIN 8 10000
-	run_tap "ext2 storm" fserr_stress storm ext2 ext2 /tmp/fuzz-ext2.img MANY/S1.TXT 4 2000
-	run_tap "vfat race" fserr_stress race vfat fat /tmp/fuzz-fat16.img R5.BIN 4 3000 600
-	run_tap "ext2 race" fserr_stress race ext2 ext2 /tmp/fuzz-ext2.img MANY/S1.TXT 2 1000 600
+	run_tap "vfat storm" fserr_stress storm vfat fat /tmp/fuzz-fat16.img R5.BIN \
+		8 "$(sized 10000 2000)"
+	run_tap "ext2 storm" fserr_stress storm ext2 ext2 /tmp/fuzz-ext2.img MANY/S1.TXT \
+		4 "$(sized 2000 400)"
+	run_tap "vfat race" fserr_stress race vfat fat /tmp/fuzz-fat16.img R5.BIN \
+		4 "$(sized 3000 600)" "$(sized 600 120)"
+	run_tap "ext2 race" fserr_stress race ext2 ext2 /tmp/fuzz-ext2.img MANY/S1.TXT \
+		2 "$(sized 1000 200)" "$(sized 600 120)"
 	fserr_default_limits
 }
