@@ -297,8 +297,11 @@ TEST_F(fs, error_raises_fault)
 	EXPECT_EQ(1, read_attr("error_count"));
 	EXPECT_EQ(errno_want, read_attr("first_errno"));
 	EXPECT_EQ(errno_want, read_attr("last_errno"));
+	/* both times from this test: not before it began, not after now */
 	EXPECT_LE(before, read_attr("first_error_time"));
+	EXPECT_LE(before, read_attr("last_error_time"));
 	EXPECT_GE(time(NULL), read_attr("last_error_time"));
+	EXPECT_EQ(read_attr("first_error_time"), read_attr("last_error_time"));
 }
 
 /* poll() on fs_fault wakes on the error and again on the clear. */
@@ -350,7 +353,12 @@ TEST_F(fs, one_uevent_with_identity)
 	snprintf(num, sizeof(num), "%u", minor(st.st_dev));
 	EXPECT_STREQ(num, uevent_var(msg, len, "MINOR"));
 	EXPECT_STREQ(env("FSERR_ERRNO"), uevent_var(msg, len, "FS_ERRNO"));
-	EXPECT_NE(NULL, uevent_var(msg, len, "FS_ERROR_COUNT"));
+	/* the count when the worker sent it: 1 to 20, a number */
+	ASSERT_NE(NULL, uevent_var(msg, len, "FS_ERROR_COUNT"));
+	EXPECT_LE(1, atoi(uevent_var(msg, len, "FS_ERROR_COUNT")));
+	EXPECT_GE(20, atoi(uevent_var(msg, len, "FS_ERROR_COUNT")));
+	EXPECT_EQ(strspn(uevent_var(msg, len, "FS_ERROR_COUNT"), "0123456789"),
+		  strlen(uevent_var(msg, len, "FS_ERROR_COUNT")));
 	EXPECT_STREQ("0", uevent_var(msg, len, "FS_UEVENTS_SUPPRESSED"));
 }
 

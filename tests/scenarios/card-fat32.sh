@@ -45,8 +45,11 @@ global_cap() {
 	t "both filesystems faulted" expect_eq 11 \
 		"$(attr fat mmcblk0p1 fs_fault)$(attr ext2 mmcblk0p2 fs_fault)"
 	t "one uevent for the two transitions" expect_eq 1 "$(grep -c FS_FAULT=1 /tmp/uevents)"
-	t "the other one counted as suppressed" expect_eq 1 \
-		"$(( $(attr fat mmcblk0p1 uevents_suppressed) + $(attr ext2 mmcblk0p2 uevents_suppressed) ))"
+	# (as text: an attribute that cannot be read must not end the shell
+	# in an arithmetic expansion)
+	t "the other one counted as suppressed" sh -c '[ "$1" = "0 1" ] || [ "$1" = "1 0" ] ||
+		{ echo "uevents_suppressed (fat, ext2): $1"; exit 1; }' - \
+		"$(attr fat mmcblk0p1 uevents_suppressed) $(attr ext2 mmcblk0p2 uevents_suppressed)"
 	umount /mnt
 	umount /mnt2
 	fserr_default_limits

@@ -91,13 +91,13 @@ fake_fs ext2 sdz2 0 0
 start "$work/log1"
 check "a fault is logged with one structured line" wait_for "$work/log1" \
 	'fserrd: fault type=fat device=sdz1 dev=4000:7 mountpoints=- first_errno=117 first_error=EUCLEAN first_error_time=2025-12-02T18:26:40Z error_count=5 fault_count=1 sysfs=[^ ]*/sys/fat/sdz1 ino=[0-9]+ policy=log$'
-check "the clean filesystem is not reported" bash -c "! grep -q 'sdz2' '$work/log1'"
+check "the clean filesystem is not reported" bash -c "[ -s '$work/log1' ] && ! grep -q 'sdz2' '$work/log1'"
 check "SIGTERM stops it with exit 0" stop
 start "$work/log2"
 wait_for "$work/log2" ' start ' >/dev/null
 sleep 0.5
 stop
-check "after a restart the same fault is not handled again" bash -c "! grep -q ' fault ' '$work/log2'"
+check "after a restart the same fault is not handled again" bash -c "grep -q ' start ' '$work/log2' && ! grep -q ' fault ' '$work/log2'"
 echo 2 >"$work/sys/fat/sdz1/fault_count"
 start "$work/log3"
 check "a new raise of the same mount is a new fault" wait_for "$work/log3" ' fault .*fault_count=2 '
