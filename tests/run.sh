@@ -1,206 +1,260 @@
 #!/bin/bash
-# The test suite behind `make check`:
-#   1. host tests: fscorrupt against freshly made images, the userspace
-#      unit tests and fserrctl's command line, a short fuzz run (TAP);
-#   2. every scenario in tests/scenarios/: a fresh copy of its SD card,
-#      damaged on the host by the scenario's prepare(), booted in QEMU; the
-#      guest half prints TAP, then the kernel log (with the KUnit KTAP).
-# Prints one line per test and ends with "N passed, N failed, N skipped".
-# The kernel log check is tests/lib/logcheck.sh; a scenario that plants
-# bugs on purpose (PLANTED=) passes only if the check reports each of them.
-# A test that was announced (TAP plan) but never reported is a failure, as
-# is a guest that hangs, a kernel log with a WARNING, BUG, oops, lockdep or
-# KASAN report, or a failed KUnit case.
+# The test suite behind `make check` (tier quick) and `make check-full`:
+#   1. host tests: the runner's own self-test, fscorrupt against freshly
+#      made images, the log check's self-test, the userspace unit and CLI
+#      tests, a short fuzz run of the uevent parser;
+#   2. every scenario in tests/scenarios/ on each kernel in FSERR_KERNELS
+#      (default "plain debug"): a fresh copy of its SD card, damaged on the
+#      host by the scenario's prepare(), booted in QEMU; the guest prints TAP,
+#      then its kernel log with the KUnit KTAP.
+# Independent jobs run side by side, one per core (FSERR_JOBS, default
+# nproc): each guest has one vCPU, a scenario with SMP=2 takes two slots.
+# Each job's lines are printed when it ends; the run ends with
+# "TIER: N passed, N failed, N skipped".
 #
-# Every scenario runs on each kernel in FSERR_KERNELS (default "plain
-# debug"): the plain guest kernel, and the debug kernel with lockdep,
-# atomic-sleep checks, object debugging, KASAN and kmemleak. Results on the
-# debug kernel are named "debug/...".
+# Tiers (FSERR_TIER): "quick" runs the heavy scenarios scaled down on the
+# debug kernel (the guest reads fserr.tier= and fserr.kernel= from its
+# command line; see sized in tests/lib/guest.sh), "full" at full size on
+# both kernels.
+#
+# Every TAP stream is judged by tests/lib/tapcheck.pl (TAP::Parser): a
+# missing plan, results missing or beyond the plan, duplicate or
+# out-of-order numbers and "Bail out!" fail; so do a host test program that
+# exits non-zero, a guest that ended without its end marker, a kernel log
+# with a report of any bug detector (tests/lib/logcheck.sh), a failed KUnit
+# case. A scenario that plants bugs on purpose (PLANTED=) passes only if
+# the log check reports each of them.
+#
+# Results and logs stay in build/run/: per job a folder with its lines
+# (results), console, TAP and kernel log; times.tsv has one line per job
+# (kernel, scenario, seconds, passed, failed, skipped), which
+# tests/report.sh turns into the docs' tables.
 #
 #   tests/run.sh [SCENARIO...]     (default: all)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-runs=$top/build/run
+runs=${FSERR_RUNS:-$top/build/run}
 host_bin=$top/build/host
 timeout=${FSERR_GUEST_TIMEOUT:-300}
-passed=0 failed=0 skipped=0
+tier=${FSERR_TIER:-quick}
+slots=${FSERR_JOBS:-$(nproc)}
 
-pass() { passed=$((passed + 1)); echo "PASS $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
-skip() { skipped=$((skipped + 1)); echo "SKIP $1"; }
-
-# tap_results LABEL < TAP: count ok / not ok lines and check them against
-# the plans ("1..N"); several TAP streams may follow each other.
-tap_results() {
-	local label=$1 line planned=0 seen=0 name
-	while IFS= read -r line; do
-		case $line in
-		1..*)
-			planned=$((planned + ${line#1..}))
-			;;
-		"ok "*|"not ok "*)
-			seen=$((seen + 1))
-			name=${line#ok }
-			name=${name#not ok }
-			name=${name#* }		# drop the number
-			case $line in
-			*"# SKIP"*) skip "$label: ${name%%# SKIP*}" ;;
-			"ok "*) pass "$label: $name" ;;
-			*) fail "$label: $name" ;;
-			esac
-			;;
-		esac
-	done
-	if [ "$seen" -lt "$planned" ]; then
-		for ((i = seen; i < planned; i++)); do
-			fail "$label: result missing (planned $planned, reported $seen)"
-		done
-	fi
-	[ "$planned" -gt 0 ] || [ "$seen" -gt 0 ] || fail "$label: no test reported"
-}
-
-# shellcheck source=tests/lib/logcheck.sh
-. "$(dirname "$0")/lib/logcheck.sh"
-
-# The fuzz scenarios log "fserr-fuzz: LABEL seed N" before each image:
-# name the seeds after which a problem appeared.
-fuzz_seeds_of_problems() { # < dmesg
-	awk -v re="$problem_re" '/fserr-fuzz: / { seed = $0; sub(/.*fserr-fuzz: /, "", seed); next }
-		$0 ~ re && seed != "" && !seen[seed]++ { print seed }' | head -n 5
-}
-
-# KUnit prints "    ok N name" per case inside the suite's subtest.
-# (tap_results must not run in a pipeline: its counts would stay in a subshell.)
-kunit_results() { # LABEL DMESG
-	tap_results "$1" < <(sed 's/^\[[ 0-9.]*\] //' "$2" | awk '
-		/^    # Subtest: fserr$/ { inside = 1; next }
-		inside && /^    1\.\./ { print "1.." substr($1, 4); next }
-		inside && /^        (not )?ok / { sub(/^        /, ""); print; next }
-		inside && /^    (not )?ok / { sub(/^    /, ""); print; next }
-		inside && /^(not )?ok [0-9]+ fserr/ { inside = 0 }
-	')
-}
+# shellcheck source=tests/lib/judge.sh
+. "$top/tests/lib/judge.sh"
 
 run_host_tests() {
 	local us=$top/build/userspace/host t
-	tap_results host/fscorrupt < <("$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt" 2>&1)
-	tap_results host/logcheck < <("$top/tests/host/logcheck-test.sh" 2>&1)
+	host_tap host/runner "$top/tests/host/runner-test.sh"
+	host_tap host/fscorrupt "$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt"
+	host_tap host/logcheck "$top/tests/host/logcheck-test.sh"
 	for t in uevent_test fsstate_test config_test state_test; do
-		tap_results "host/userspace/${t%_test}" < <("$us/$t" 2>&1)
+		host_tap "host/userspace/${t%_test}" "$us/$t"
 	done
-	tap_results host/fserrctl < <("$top/userspace/tests/fserrctl-test.sh" "$us/fserrctl" 2>&1)
-	tap_results host/fserrd < <("$top/userspace/tests/fserrd-test.sh" "$us/fserrd" 2>&1)
+	host_tap host/fserrctl "$top/userspace/tests/fserrctl-test.sh" "$us/fserrctl"
+	host_tap host/fserrd "$top/userspace/tests/fserrd-test.sh" "$us/fserrd"
 	if make -s -C "$top/userspace" fuzz-short O="$us" >"$us/fuzz.log" 2>&1; then
-		pass "host/fuzz: uevent parser, 2,000,000 libFuzzer runs without a crash"
+		result PASS "host/fuzz: uevent parser, 2,000,000 libFuzzer runs without a crash"
 	else
-		fail "host/fuzz: uevent parser (see ${us#"$top"/}/fuzz.log)"
+		result FAIL "host/fuzz: uevent parser (see ${us#"$top"/}/fuzz.log)"
 		tail -n 20 "$us/fuzz.log" | sed 's/^/  | /'
 	fi
 }
 
+# A scenario's settings, read once: CARD; DEVICE=virtio for a virtio disk;
+# TIMEOUT_FACTOR for long runs (fuzz); SMP (the race test wants two CPUs);
+# KERNELS limits it to some kernels (planted bugs need LKDTM);
+# PLANTED="LABEL=REGEX;..." names bugs it provokes on purpose.
+scenario_settings() { # FILE VARIANT: one per line
+	(. "$1"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
+		"${SMP:-1}" "${KERNELS:-$2}" "${PLANTED:-}")
+}
+
 run_scenario() { # FILE KERNEL-VARIANT
-	local file=$1 variant=$2 name dir card device factor smp kernels planted
-	local console status qemu_args=() append v
+	local file=$1 variant=$2 name dir card device factor smp planted
+	local status qemu_args=() append v
 	name=$(basename "$file" .sh)
 	dir=$runs/$variant/$name
 	[ "$variant" = plain ] || name=$variant/$name
-	# The scenario's settings, read once: CARD; DEVICE=virtio for a virtio
-	# disk; TIMEOUT_FACTOR for long runs (fuzz); SMP (the race test wants
-	# two CPUs); KERNELS limits it to some kernels (planted bugs need
-	# LKDTM); PLANTED="LABEL=REGEX;..." names bugs it provokes on purpose.
-	mapfile -t v < <( (. "$file"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
-		"${SMP:-1}" "${KERNELS:-$variant}" "${PLANTED:-}") )
-	card=${v[0]} device=${v[1]} factor=${v[2]} smp=${v[3]} kernels=${v[4]} planted=${v[5]}
-	if ! [[ " $kernels " == *" $variant "* ]]; then
-		skip "$name: runs on the $kernels kernel only"
-		return
-	fi
-	booted[$variant]=1
-	rm -rf "$dir"
-	mkdir -p "$dir"
+	mapfile -t v < <(scenario_settings "$file" "$variant")
+	card=${v[0]} device=${v[1]} factor=${v[2]} smp=${v[3]} planted=${v[5]}
 	[ "$device" = virtio ] && qemu_args=(--virtio)
 	qemu_args+=(--smp "$smp")
-	append="fserr.scenario=$(basename "$file" .sh)${FSERR_FUZZ:+ fserr.fuzz=$FSERR_FUZZ}"
+	append="fserr.scenario=$(basename "$file" .sh) fserr.tier=$tier fserr.kernel=$variant"
+	append+="${FSERR_FUZZ:+ fserr.fuzz=$FSERR_FUZZ}"
 	cp --sparse=always "$top/build/images/card-$card.img" "$dir/card.img"
 	# prepare() damages the card and may write blkdebug.conf for QEMU.
 	if ! (PATH=$host_bin:$PATH; . "$top/tests/lib/host.sh"; . "$file"; prepare "$dir/card.img" "$dir") >"$dir/prepare.log" 2>&1; then
-		fail "$name: prepare the card (see ${dir#"$top"/}/prepare.log)"
+		result FAIL "$name: prepare the card (see ${dir#"$top"/}/prepare.log)"
 		sed 's/^/  /' "$dir/prepare.log"
 		return
 	fi
-	console=$dir/console.log
 	[ -f "$dir/blkdebug.conf" ] && qemu_args+=(--blkdebug "$dir/blkdebug.conf")
-	GUEST_KERNEL=${kernel_image[$variant]} "$top/qemu/run.sh" --card "$dir/card.img" "${qemu_args[@]}" \
+	GUEST_KERNEL=${kernel_image[$variant]} GUEST_INITRD=${kernel_initrd[$variant]} \
+		"$top/qemu/run.sh" --card "$dir/card.img" "${qemu_args[@]}" \
 		--append "$append" --timeout $((kernel_timeout[$variant] * factor)) \
-		--log "$console" >/dev/null 2>"$dir/qemu.err"
+		--log "$dir/console.log" >/dev/null 2>"$dir/qemu.err"
 	status=$?
-	sed -n '/^@@FSERR-BEGIN/,/^@@FSERR-DMESG/p' "$console" >"$dir/tap"
-	sed -n '/^@@FSERR-DMESG/,/^@@FSERR-END/p' "$console" >"$dir/dmesg"
-	tap_results "$name" <"$dir/tap"
-	if ! grep -q '^@@FSERR-END' "$console"; then
-		fail "$name: guest finished (status $status; console tail below)"
-		cat "$dir/qemu.err" "$console" 2>/dev/null | tail -n 25 | sed 's/^/  | /'
-	elif ! grep -q '^Linux version' "$dir/dmesg"; then
-		fail "$name: kernel log clean (the guest printed no kernel log)"
-	elif [ -n "$planted" ]; then
-		# Each planted bug must be reported by the log check.
-		problems=$(kernel_log_problems <"$dir/dmesg")
-		IFS=';' read -r -a entries <<<"$planted"
-		for e in "${entries[@]}"; do
-			if grep -qE -- "${e#*=}" <<<"$problems"; then
-				pass "$name: the log check reports the planted ${e%%=*}"
-			else
-				fail "$name: the log check reports the planted ${e%%=*} (no line matches '${e#*=}')"
-			fi
-		done
-	elif problems=$(kernel_log_problems <"$dir/dmesg"); then
-		fail "$name: kernel log clean"
-		echo "$problems" | head -n 20 | sed 's/^/  | /'
-		fuzz_seeds_of_problems <"$dir/dmesg" | sed 's/^/  | after the image of fuzz /'
-	else
-		pass "$name: kernel log clean"
-	fi
-	if [ -z "${kunit_counted[$variant]:-}" ] && grep -q '# Subtest: fserr$' "$dir/dmesg"; then
-		if [ "$variant" = plain ]; then
-			kunit_results kunit "$dir/dmesg"
-		else
-			kunit_results "$variant/kunit" "$dir/dmesg"
-		fi
-		kunit_counted[$variant]=1
-	fi
+	judge_console "$name" "$dir" "$planted" "$status"
 }
 
+# --- jobs ------------------------------------------------------------------
+
+declare -A job_name=() job_dir=() job_cost=() job_start=()
+running=0
+all_results=$runs/results.txt
+times=$runs/times.tsv
+
+# A job's lines are printed, and added up, when it ends.
+finish_job() { # PID STATUS
+	local pid=$1 status=$2 dir=${job_dir[$1]} secs
+	secs=$(( $(date +%s) - job_start[$1] ))
+	echo "== ${job_name[$pid]} ($secs s)"
+	if [ "$status" -ne 0 ]; then
+		echo "FAIL ${job_name[$pid]}: the job itself ended with status $status" >>"$dir/results"
+	fi
+	cat "$dir/results"
+	grep -E '^(PASS|FAIL|SKIP) ' "$dir/results" >>"$all_results"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "${job_kernel[$pid]}" "${job_scenario[$pid]}" "$secs" \
+		"$(grep -c '^PASS ' "$dir/results")" "$(grep -c '^FAIL ' "$dir/results")" \
+		"$(grep -c '^SKIP ' "$dir/results")" >>"$times"
+	running=$((running - job_cost[$pid]))
+	unset "job_name[$pid]"
+}
+
+wait_one() {
+	local pid status
+	wait -n -p pid
+	status=$?
+	# (a process substitution may end here too: only jobs count)
+	[ -n "${pid:-}" ] && [ -n "${job_name[$pid]:-}" ] || return 0
+	finish_job "$pid" "$status"
+}
+
+declare -A job_kernel=() job_scenario=()
+# start_job COST KERNEL SCENARIO NAME DIR COMMAND...: in the background, its
+# output into DIR/results, once COST slots are free.
+start_job() {
+	local cost=$1 kernel=$2 scenario=$3 name=$4 dir=$5 pid
+	shift 5
+	[ "$cost" -le "$slots" ] || cost=$slots
+	while [ $((running + cost)) -gt "$slots" ]; do
+		wait_one
+	done
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	"$@" >"$dir/results" 2>&1 &
+	pid=$!
+	job_name[$pid]=$name job_dir[$pid]=$dir job_cost[$pid]=$cost job_start[$pid]=$(date +%s)
+	job_kernel[$pid]=$kernel job_scenario[$pid]=$scenario
+	running=$((running + cost))
+}
+
+# --- main --------------------------------------------------------------------
+
 : "${GUEST_QEMU:?run through make check (qemu/guest.mk describes the guest)}"
+case $tier in quick|full) ;; *) echo "run.sh: FSERR_TIER is quick or full, not '$tier'" >&2; exit 2 ;; esac
 declare -A kernel_image=([plain]=$GUEST_KERNEL [debug]=${GUEST_DEBUG_KERNEL:-})
+declare -A kernel_initrd=([plain]=$GUEST_INITRD [debug]=${GUEST_DEBUG_INITRD:-$GUEST_INITRD})
 # The debug kernel boots in about 10 s under TCG and runs far slower.
 declare -A kernel_timeout=([plain]=$timeout [debug]=$((timeout * 3)))
-declare -A kunit_counted=() booted=()
 read -r -a kernels <<<"${FSERR_KERNELS:-plain debug}"
-echo "== host tests"
-run_host_tests
 scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
 	for f in "$top"/tests/scenarios/*.sh; do
 		scenarios+=("$(basename "$f" .sh)")
 	done
 fi
+mkdir -p "$runs"
+started=$(date +%s)
+echo "== tier $tier, kernels ${kernels[*]}, $slots jobs at a time"
+
+# The jobs: every (kernel, scenario) pair, the slowest first, so that the
+# two slots stay busy to the end: by the time each took in the last run
+# (times.tsv), else by a guess (debug kernel, long timeout, two CPUs).
+declare -A last_secs=()
+if [ -f "$times" ]; then
+	while IFS=$'\t' read -r k s secs _; do
+		[[ $secs =~ ^[0-9]+$ ]] && last_secs[$k/$s]=$secs
+	done <"$times"
+fi
+: >"$all_results"
+printf 'kernel\tscenario\tseconds\tpassed\tfailed\tskipped\n' >"$times"
+jobs_list=()
 for k in "${kernels[@]}"; do
 	if [ -z "${kernel_image[$k]:-}" ]; then
-		fail "$k: no such kernel (FSERR_KERNELS takes plain and debug)"
+		result FAIL "$k: no such kernel (FSERR_KERNELS takes plain and debug)" | tee -a "$all_results"
 		continue
 	fi
 	for s in "${scenarios[@]}"; do
 		f=$top/tests/scenarios/$s.sh
-		[ -f "$f" ] || { fail "$s: no such scenario ($f)"; continue; }
-		echo "== scenario $s on the $k kernel"
-		start=$(date +%s)
-		run_scenario "$f" "$k"
-		echo "   ($(( $(date +%s) - start )) s)"
+		name=$s
+		[ "$k" = plain ] || name=$k/$s
+		if ! [ -f "$f" ]; then
+			result FAIL "$name: no such scenario ($f)" | tee -a "$all_results"
+			continue
+		fi
+		mapfile -t v < <(scenario_settings "$f" "$k")
+		if ! [[ " ${v[4]} " == *" $k "* ]]; then
+			result SKIP "$name: runs on the ${v[4]} kernel only" | tee -a "$all_results"
+			continue
+		fi
+		weight=$(( v[2] * 10 + v[3] ))
+		[ "$k" = debug ] && weight=$((weight * 100))
+		weight=${last_secs[$k/$s]:-$weight}
+		jobs_list+=("$weight $k $s ${v[3]}")
 	done
-	[ -n "${kunit_counted[$k]:-}" ] || [ -z "${booted[$k]:-}" ] ||
-		fail "$k/kunit: no KUnit results in the kernel log of any guest"
+done
+mapfile -t jobs_list < <(printf '%s\n' "${jobs_list[@]}" | sort -rn -k1,1 -s)
+
+start_job 1 host host "host tests" "$runs/host" run_host_tests
+for j in "${jobs_list[@]}"; do
+	read -r _ k s smp <<<"$j"
+	start_job "$smp" "$k" "$s" "scenario $s on the $k kernel" "$runs/$k/$s" \
+		run_scenario "$top/tests/scenarios/$s.sh" "$k"
+done
+while [ "$running" -gt 0 ]; do
+	wait_one
 done
 
-echo "$passed passed, $failed failed, $skipped skipped"
+# KUnit runs at every boot; its results are counted once per kernel, from
+# the first scenario (in the list's order) that booted it.
+for k in "${kernels[@]}"; do
+	[ -n "${kernel_image[$k]:-}" ] || continue
+	booted=false
+	for s in "${scenarios[@]}"; do
+		d=$runs/$k/$s
+		[ -f "$d/dmesg" ] || continue
+		booted=true
+		if grep -q '# Subtest: fserr$' "$d/dmesg"; then
+			label=kunit
+			[ "$k" = plain ] || label=$k/kunit
+			echo "== $label (from the boot of $s)"
+			kunit_tap <"$d/dmesg" | tapcheck "$label" | tee -a "$all_results"
+			continue 2
+		fi
+	done
+	! $booted || echo "FAIL $k/kunit: no KUnit results in the kernel log of any guest" | tee -a "$all_results"
+done
+
+passed=$(grep -c '^PASS ' "$all_results")
+failed=$(grep -c '^FAIL ' "$all_results")
+skipped=$(grep -c '^SKIP ' "$all_results")
+# What tests/report.sh needs to say which run its figures come from.
+{
+	echo "date=$(date -u -d "@$started" '+%Y-%m-%d %H:%M UTC')"
+	echo "commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null)$(
+		[ -z "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] || echo '+uncommitted changes')"
+	echo "tier=$tier"
+	echo "kernels=${kernels[*]}"
+	echo "scenarios=${#scenarios[@]}"
+	echo "jobs=$slots"
+	echo "machine=$(nproc) cores, $(free -g | awk '/^Mem:/ { print $2 }') GiB, $(. /etc/os-release; echo "$PRETTY_NAME"), $(qemu-system-aarch64 --version | head -n1)"
+	echo "seconds=$(( $(date +%s) - started ))"
+	echo "passed=$passed"
+	echo "failed=$failed"
+	echo "skipped=$skipped"
+} >"$runs/run.info"
+echo "== $(( $(date +%s) - started )) s; results in ${runs#"$top"/}/results.txt, times in ${runs#"$top"/}/times.tsv"
+echo "$tier: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,74 @@
+# Judging test output into result lines (bash), shared by tests/run.sh and
+# its self-test (tests/host/runner-test.sh). Needs $top, the project's root.
+# Every line that counts is "PASS NAME", "FAIL NAME" or "SKIP NAME".
+
+# One result line; only these lines are counted.
+result() { echo "$1 $2"; }
+
+tapcheck() { # LABEL < TAP
+	perl "$top/tests/lib/tapcheck.pl" "$1"
+}
+
+# shellcheck source=tests/lib/logcheck.sh
+. "$top/tests/lib/logcheck.sh"
+
+# The fuzz scenarios log "fserr-fuzz: LABEL seed N" before each image:
+# name the seeds after which a problem appeared.
+fuzz_seeds_of_problems() { # < dmesg
+	awk -v re="$problem_re" '/fserr-fuzz: / { seed = $0; sub(/.*fserr-fuzz: /, "", seed); next }
+		$0 ~ re && seed != "" && !seen[seed]++ { print seed }' | head -n 5
+}
+
+# KUnit's KTAP for the fserr suite, unindented: the suite's plan and
+# results (its subtests' lines are dropped).
+kunit_tap() { # < dmesg
+	sed 's/^\[[ 0-9.]*\] //' | awk '
+		/^    # Subtest: fserr$/ { inside = 1; next }
+		inside && /^    1\.\./ { print substr($0, 5); next }
+		inside && /^    (not )?ok / { print substr($0, 5); next }
+		inside && /^(not )?ok [0-9]+ fserr/ { inside = 0 }'
+}
+
+# The console's parts: the TAP between the begin and dmesg markers, the
+# kernel log after it. Judged into result lines.
+judge_console() { # NAME DIR PLANTED QEMU-STATUS
+	local name=$1 dir=$2 planted=$3 status=$4 console=$2/console.log problems e entries
+	sed -n '/^@@FSERR-BEGIN/,/^@@FSERR-DMESG/p' "$console" >"$dir/tap"
+	sed -n '/^@@FSERR-DMESG/,/^@@FSERR-END/p' "$console" >"$dir/dmesg"
+	tapcheck "$name" <"$dir/tap"
+	if ! grep -q '^@@FSERR-END' "$console"; then
+		result FAIL "$name: guest finished (status $status; console tail below)"
+		cat "$dir/qemu.err" "$console" 2>/dev/null | tail -n 25 | sed 's/^/  | /'
+	elif ! grep -q '^Linux version' "$dir/dmesg"; then
+		result FAIL "$name: kernel log clean (the guest printed no kernel log)"
+	elif [ -n "$planted" ]; then
+		# Each planted bug must be reported by the log check.
+		problems=$(kernel_log_problems <"$dir/dmesg")
+		IFS=';' read -r -a entries <<<"$planted"
+		for e in "${entries[@]}"; do
+			if grep -qE -- "${e#*=}" <<<"$problems"; then
+				result PASS "$name: the log check reports the planted ${e%%=*}"
+			else
+				result FAIL "$name: the log check reports the planted ${e%%=*} (no line matches '${e#*=}')"
+			fi
+		done
+	elif problems=$(kernel_log_problems <"$dir/dmesg"); then
+		result FAIL "$name: kernel log clean"
+		echo "$problems" | head -n 20 | sed 's/^/  | /'
+		fuzz_seeds_of_problems <"$dir/dmesg" | sed 's/^/  | after the image of fuzz /'
+	else
+		result PASS "$name: kernel log clean"
+	fi
+}
+
+# host_tap LABEL COMMAND...: a host test program's TAP, and its exit status
+# (its output is kept in $runs/host/).
+host_tap() {
+	local label=$1 log status
+	shift
+	log=$runs/host/${label//\//-}.tap
+	"$@" >"$log" 2>&1
+	status=$?
+	tapcheck "$label" <"$log"
+	[ "$status" -eq 0 ] || result FAIL "$label: exited with status $status (see ${log#"$top"/})"
+}
