@@ -58,6 +58,8 @@ static void usage(FILE *to)
 "  -v, --verbose            also log which channel woke fserrd\n"
 "      --pause-before STEP  testing: stop (SIGSTOP) before repair step\n"
 "                           unmount, fsck or mount, once\n"
+"      --channels LIST      testing: listen only on these channels (comma-\n"
+"                           separated: uevent, fs_fault, mountinfo, fanotify)\n"
 "  -h, --help               this text\n"
 "\n"
 "SIGTERM and SIGINT stop fserrd after the action in progress; SIGHUP\n"
@@ -212,8 +214,39 @@ struct watch {
 	bool marked;		/* FAN_FS_ERROR mark added */
 };
 
+/* The channels, for --channels */
+enum {
+	CH_UEVENT = 1 << 0,
+	CH_FS_FAULT = 1 << 1,
+	CH_MOUNTINFO = 1 << 2,
+	CH_FANOTIFY = 1 << 3,
+	CH_ALL = (1 << 4) - 1,
+};
+static const char *const channel_names[] = { "uevent", "fs_fault", "mountinfo", "fanotify" };
+
+/* A comma-separated list of channel names as a mask; -1 if one is unknown. */
+static int parse_channels(const char *list)
+{
+	int mask = 0;
+	size_t i, len;
+
+	for (;;) {
+		len = strcspn(list, ",");
+		for (i = 0; i < 4; i++)
+			if (len == strlen(channel_names[i]) && !strncmp(list, channel_names[i], len))
+				break;
+		if (i == 4)
+			return -1;
+		mask |= 1 << i;
+		if (!list[len])
+			return mask;
+		list += len + 1;
+	}
+}
+
 struct daemon {
 	struct fserrd d;
+	int channels;		/* CH_*: the ones to listen on */
 	int uevent_fd, mountinfo_fd, fanotify_fd;
 	struct watch *watches;
 	size_t nr_watches;
@@ -564,11 +597,13 @@ int main(int argc, char **argv)
 		{ "check-config", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "pause-before", required_argument, NULL, 'P' },
+		{ "channels", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct options o = { .config = DEFAULT_CONFIG };
-	struct daemon dm = { .uevent_fd = -1, .mountinfo_fd = -1, .fanotify_fd = -1 };
+	struct daemon dm = { .channels = CH_ALL, .uevent_fd = -1, .mountinfo_fd = -1,
+			     .fanotify_fd = -1 };
 	struct fserrd *d = &dm.d;
 	struct sigaction stop = { .sa_handler = on_stop }, hup = { .sa_handler = on_hup };
 	bool check_only = false;
@@ -609,6 +644,14 @@ int main(int argc, char **argv)
 					d->pause_before = c;
 			if (d->pause_before == FSERR_STEP_NONE) {
 				fprintf(stderr, "fserrd: --pause-before takes unmount, fsck or mount\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'L':
+			dm.channels = parse_channels(optarg);
+			if (dm.channels <= 0) {
+				fprintf(stderr, "fserrd: --channels takes a comma-separated list of "
+					"uevent, fs_fault, mountinfo and fanotify\n");
 				return EXIT_USAGE;
 			}
 			break;
@@ -662,16 +705,28 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &hup, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	dm.uevent_fd = open_uevent();
-	if (dm.uevent_fd < 0)
-		fserrd_log("channel-unavailable", "channel", "uevent", "error", strerror(errno), NULL);
-	dm.mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (dm.mountinfo_fd < 0)
-		fserrd_log("channel-unavailable", "channel", "mountinfo", "error", strerror(errno), NULL);
-	dm.fanotify_fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_FID,
-				       O_RDONLY | O_CLOEXEC);
-	if (dm.fanotify_fd < 0)
-		fserrd_log("channel-unavailable", "channel", "fanotify", "error", strerror(errno), NULL);
+	for (c = 0; c < 4; c++)
+		if (!(dm.channels & (1 << c)))
+			fserrd_log("channel-off", "channel", channel_names[c], "why", "--channels", NULL);
+	if (dm.channels & CH_UEVENT) {
+		dm.uevent_fd = open_uevent();
+		if (dm.uevent_fd < 0)
+			fserrd_log("channel-unavailable", "channel", "uevent", "error",
+				   strerror(errno), NULL);
+	}
+	if (dm.channels & CH_MOUNTINFO) {
+		dm.mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		if (dm.mountinfo_fd < 0)
+			fserrd_log("channel-unavailable", "channel", "mountinfo", "error",
+				   strerror(errno), NULL);
+	}
+	if (dm.channels & CH_FANOTIFY) {
+		dm.fanotify_fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
+					       FAN_REPORT_FID, O_RDONLY | O_CLOEXEC);
+		if (dm.fanotify_fd < 0)
+			fserrd_log("channel-unavailable", "channel", "fanotify", "error",
+				   strerror(errno), NULL);
+	}
 	log_config(&d->cfg, "start");
 
 	fserrd_resume(d);
@@ -699,7 +754,7 @@ int main(int argc, char **argv)
 		pfd[n++] = (struct pollfd){ .fd = dm.uevent_fd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = dm.mountinfo_fd, .events = POLLPRI };
 		pfd[n++] = (struct pollfd){ .fd = dm.fanotify_fd, .events = POLLIN };
-		for (i = 0; i < dm.nr_watches; i++)
+		for (i = 0; i < dm.nr_watches && (dm.channels & CH_FS_FAULT); i++)
 			pfd[n++] = (struct pollfd){ .fd = dm.watches[i].fd, .events = POLLPRI };
 		if (ppoll(pfd, n, NULL, &waiting) < 0) {
 			if (errno == EINTR)
