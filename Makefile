@@ -2,7 +2,9 @@
 #
 #   make demo    build what is missing, boot the guest, damage its SD card
 #                and show userspace being told
-#   make check   the whole test suite; ends with "N passed, N failed, N skipped"
+#   make check   the test suite (tier quick: the heavy scenarios scaled down
+#                on the debug kernel); ends with "quick: N passed, N failed, N skipped"
+#   make check-full  the same at full size on both kernels
 #
 # Every target installs what it needs first (make deps, as root).
 
@@ -16,8 +18,8 @@ HOST_BIN  := $(BUILD)/host
 HOST_CC   := gcc
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror
 
-.PHONY: all deps kernel-tree kernel kernel-debug patches initramfs images host-tools userspace boot \
-	check demo install clean distclean
+.PHONY: all deps kernel-tree kernel kernel-debug patches initramfs initramfs-debug images host-tools \
+	userspace boot check check-full demo install clean distclean
 
 all: kernel initramfs images
 
@@ -55,6 +57,9 @@ images: deps
 initramfs: kernel-tree images
 	@./tests/mkinitramfs.sh $(GUEST_INITRD)
 
+initramfs-debug: kernel-debug initramfs
+	@./tests/mkplanted.sh $(GUEST_DEBUG_OBJ) $(GUEST_INITRD) $(GUEST_DEBUG_INITRD)
+
 boot: kernel initramfs images
 	@cp --sparse=always $(BUILD)/images/card-fat32.img $(BUILD)/boot-card.img
 	@echo "boot: the SD card is a fresh copy of card-fat32.img; Ctrl-a x quits QEMU"
@@ -66,8 +71,20 @@ export FSERR_KERNELS
 # make check FSERR_FUZZ=NAME:SEED replays one fuzzed image (tests/README.md)
 export FSERR_FUZZ
 
-check: kernel $(if $(filter debug,$(FSERR_KERNELS)),kernel-debug) initramfs images host-tools
+# The tier: quick (make check, what CI runs) or full (make check-full).
+FSERR_TIER ?= quick
+export FSERR_TIER
+# How many guests run side by side (one per core by default).
+export FSERR_JOBS
+
+CHECK_PREREQS := kernel $(if $(filter debug,$(FSERR_KERNELS)),kernel-debug initramfs-debug) \
+	initramfs images host-tools
+
+check: $(CHECK_PREREQS)
 	@./tests/run.sh $(SCENARIOS)
+
+check-full: $(CHECK_PREREQS)
+	@FSERR_TIER=full ./tests/run.sh $(SCENARIOS)
 
 demo: kernel initramfs images host-tools
 	@./tests/demo.sh
@@ -77,8 +94,10 @@ install: deps
 	@$(MAKE) -C userspace O=../$(BUILD)/userspace/host install
 
 clean:
-	rm -rf $(BUILD)/run $(BUILD)/host $(BUILD)/initramfs $(GUEST_INITRD) $(BUILD)/images
+	rm -rf $(BUILD)/run $(BUILD)/host $(BUILD)/initramfs $(GUEST_INITRD) $(GUEST_DEBUG_INITRD) \
+		$(BUILD)/planted $(BUILD)/images
 
-# Also drops the kernel tree, its objects and the ccache.
+# Also drops the kernel tree and its objects (the compiler cache is outside
+# the clone: ~/.cache/fserr/ccache, see kernel/build.sh).
 distclean:
 	rm -rf $(BUILD)

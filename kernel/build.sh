@@ -39,7 +39,10 @@ if [ -f "$out/arch/arm64/boot/Image" ] && [ "$(cat "$out/.fserr-stamp" 2>/dev/nu
 fi
 
 mkdir -p "$out"
-export CCACHE_DIR=${CCACHE_DIR:-$top/build/ccache}
+# The compiler cache lives outside the clone, so that a second clone on the
+# same machine (CI after a session) builds faster; nothing depends on it:
+# an empty or missing cache only means a full build.
+export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fserr/ccache}
 export KCONFIG_ALLCONFIG="$out/fragments.config"
 cat "${fragments[@]}" >"$KCONFIG_ALLCONFIG"
 kmake allnoconfig >/dev/null
@@ -77,5 +80,10 @@ wait "$build" || status=$?
 kill "$ticker" 2>/dev/null
 wait "$ticker" 2>/dev/null || true
 [ "$status" -eq 0 ] || die "the kernel build failed (messages above)"
+# With modules (the debug kernel, for tests/planted/): Module.symvers, which
+# an out-of-tree module is built against.
+if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
+	kmake -j"$(nproc)" modules || die "the modules build failed (messages above)"
+fi
 say "built in $(( $(date +%s) - start )) s: $out/arch/arm64/boot/Image"
 echo "$stamp" >"$out/.fserr-stamp"

@@ -52,7 +52,7 @@ for p in "${patches[@]}"; do
 	start=$(date +%s)
 	if make -s -C "$scratch" O="$obj" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
 		CC="ccache aarch64-linux-gnu-gcc" KCONFIG_ALLCONFIG="$frag" allnoconfig >/dev/null &&
-	   CCACHE_DIR=$top/build/ccache make -s -C "$scratch" O="$obj" ARCH=arm64 \
+	   CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fserr/ccache} make -s -C "$scratch" O="$obj" ARCH=arm64 \
 		CROSS_COMPILE=aarch64-linux-gnu- CC="ccache aarch64-linux-gnu-gcc" \
 		KCFLAGS=-Werror -j"$(nproc)" Image >"$obj.log" 2>&1; then
 		say "builds after $(basename "$p") ($(( $(date +%s) - start )) s)"

@@ -14,6 +14,8 @@ GUEST_INITRD  := build/initramfs.cpio.gz
 GUEST_DEBUG_CONFIGS := $(GUEST_CONFIGS) kernel/configs/debug.config
 GUEST_DEBUG_OBJ     := build/obj-debug
 GUEST_DEBUG_KERNEL  := $(GUEST_DEBUG_OBJ)/arch/arm64/boot/Image
+# Its initramfs: the same plus tests/planted/'s module (tests/mkplanted.sh)
+GUEST_DEBUG_INITRD  := build/initramfs-debug.cpio.gz
 
 # Machine: arm64 "virt" board under TCG, no network, the SD card on an
 # sdhci-pci controller (qemu/run.sh adds the card's drive).
@@ -25,4 +27,4 @@ GUEST_QEMU    := qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp 1 \
 GUEST_APPEND  := console=ttyAMA0 panic=-1 oops=panic loglevel=1
 
 export GUEST_CONFIGS GUEST_OBJ GUEST_KERNEL GUEST_INITRD GUEST_QEMU GUEST_APPEND \
-	GUEST_DEBUG_KERNEL
+	GUEST_DEBUG_KERNEL GUEST_DEBUG_INITRD
