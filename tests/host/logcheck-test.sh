@@ -25,6 +25,8 @@ passed() { # LINE: kernel_log_problems lets it pass
 }
 
 # DETECTOR|LINE: a report line of each detector, in the kernel's format
+# (kmemleak, sysfs duplicate, kobject_add and the call trace copied from the
+# debug kernel's log of the planted-bugs scenario, build/run/debug/planted-bugs/dmesg)
 caught_lines=$(cat <<'LINES'
 WARN_ON|WARNING: CPU: 1 PID: 70 at fs/fserr.c:231 fserr_report+0x30/0x80
 BUG_ON|kernel BUG at fs/fserr.c:240!
@@ -37,7 +39,11 @@ lockdep circular|WARNING: possible circular locking dependency detected
 lockdep recursive|WARNING: possible recursive locking detected
 lockdep inconsistent|WARNING: inconsistent lock state
 atomic sleep|BUG: sleeping function called from invalid context at kernel/locking/mutex.c:580
-kmemleak|unreferenced object 0xffffff8003a1c000 (size 256):
+kmemleak|unreferenced object 0xffffff8009131300 (size 128):
+sysfs duplicate|sysfs: cannot create duplicate filename '/kernel/fserr-planted/planted'
+kobject_add|kobject_add_internal failed for fserr-planted with -EEXIST, don't try to register things with the same name in the same directory.
+kobject_create_and_add|kobject_create_and_add: kobject_add error: -17
+bare call trace|Call trace:
 refcount|refcount_t: underflow; use-after-free.
 debugobjects|ODEBUG: free active (active state 0) object: ffffff80036e2b48 object type: work_struct hint: fserr_work+0x0/0x164
 list_add|list_add corruption. next->prev should be prev (ffffff80036e2b48), but was 0000000000000000. (next=ffffff80036e2c00).
