@@ -25,7 +25,7 @@ passed() { # LINE: kernel_log_problems lets it pass
 }
 
 # DETECTOR|LINE: a report line of each detector, in the kernel's format
-# (kmemleak, sysfs duplicate, kobject_add and the call trace copied from the
+# (UBSAN, kmemleak, sysfs duplicate, kobject_add and the call trace copied from the
 # debug kernel's log of the planted-bugs scenario, build/run/debug/planted-bugs/dmesg)
 caught_lines=$(cat <<'LINES'
 WARN_ON|WARNING: CPU: 1 PID: 70 at fs/fserr.c:231 fserr_report+0x30/0x80
@@ -34,7 +34,8 @@ oops|Internal error: Oops: 0000000096000006 [#1] SMP
 NULL pointer|Unable to handle kernel NULL pointer dereference at virtual address 00000000000000b0
 panic|Kernel panic - not syncing: Oops: Fatal exception
 KASAN|BUG: KASAN: slab-use-after-free in fserr_work+0x44/0x164
-UBSAN|UBSAN: shift-out-of-bounds in fs/fat/inode.c:1234:5
+UBSAN shift|UBSAN: shift-out-of-bounds in /work/main/build/planted/src/fserr_planted.c:74:2
+UBSAN bounds|UBSAN: array-index-out-of-bounds in /work/main/build/linux/drivers/misc/lkdtm/bugs.c:349:16
 lockdep circular|WARNING: possible circular locking dependency detected
 lockdep recursive|WARNING: possible recursive locking detected
 lockdep inconsistent|WARNING: inconsistent lock state

@@ -13,7 +13,7 @@
 CARD=fat12
 KERNELS=debug
 PLANTED="WARN_ON=WARNING: CPU: [0-9]+ PID: [0-9]+ at drivers/misc/lkdtm/;KASAN=BUG: KASAN: [a-z-]*use-after-free in lkdtm_READ_AFTER_FREE;list debugging=list_add corruption;refcount_t=refcount_t: saturated"
-PLANTED="$PLANTED;UBSAN bounds=UBSAN: array-index-out-of-bounds in drivers/misc/lkdtm/bugs.c"
+PLANTED="$PLANTED;UBSAN bounds=UBSAN: array-index-out-of-bounds in .*drivers/misc/lkdtm/bugs.c"
 PLANTED="$PLANTED;kmemleak leak=unreferenced object 0x[0-9a-f]+ \\(size (64|128|256|512)\\)"
 PLANTED="$PLANTED;sysfs duplicate=sysfs: cannot create duplicate filename '/kernel/fserr-planted/planted'"
 PLANTED="$PLANTED;kobject_add failure=kobject_add_internal failed for fserr-planted with -EEXIST"
