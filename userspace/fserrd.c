@@ -352,8 +352,13 @@ static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fser
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	else
 		snprintf(when, sizeof(when), "-");
-	/* Remembered first: an action is never run twice for one fault. */
+	/*
+	 * Remembered first: an action is never run twice for one fault. A
+	 * repair's first step is saved with it (fserrd_prepare), so that a
+	 * fserrd killed right after this save still finishes the repair.
+	 */
 	fserr_state_set_handled(&d->state, fs->ino, fs->fault_count);
+	fserrd_prepare(d, a, &f);
 	fserrd_save_state(d);
 	fserrd_log("fault", "type", f.fstype, "device", f.source, "dev", devno,
 		   "mountpoints", *f.mountpoints ? f.mountpoints : "-",

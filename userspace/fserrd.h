@@ -23,6 +23,16 @@ struct fserrd_fault {
 	char any_mount[PATH_MAX];	/* the first mount, "" if none */
 };
 
+/* What fserrd_prepare() decided for a repair */
+enum fserrd_repair_plan {
+	FSERRD_REPAIR_GO,
+	FSERRD_REPAIR_OVER_LIMIT,	/* escalated to remount-ro */
+	FSERRD_REPAIR_NO_FSCK,		/* remount-ro */
+	FSERRD_REPAIR_NO_ROOT,		/* remount-ro */
+	FSERRD_REPAIR_NO_TABLE,		/* nothing done */
+	FSERRD_REPAIR_TOO_MANY_MOUNTS,	/* remount-ro */
+};
+
 struct fserrd {
 	struct fserr_config cfg;
 	struct fserr_state state;
@@ -30,6 +40,7 @@ struct fserrd {
 	const char *sysfs_fs;
 	/* Testing aid: stop (SIGSTOP) before this repair step, once. */
 	enum fserr_repair_step pause_before;
+	enum fserrd_repair_plan repair_plan;
 };
 
 /* Stop here if the repair step in the state is the one to pause before. */
@@ -44,7 +55,15 @@ void fserrd_log(const char *what, ...) __attribute__((sentinel));
 /* Save the state file; a failure is logged, the daemon goes on. */
 void fserrd_save_state(struct fserrd *d);
 
-/* Run the policy @a on @f. */
+/*
+ * Before the save that remembers @f as handled: a repair that goes ahead
+ * records its mounts and first step in the state, so that the same save
+ * holds them. Then fserrd_act() runs the policy.
+ */
+void fserrd_prepare(struct fserrd *d, const struct fserr_action *a,
+		    const struct fserrd_fault *f);
+
+/* Run the policy @a on @f (after fserrd_prepare() and a save). */
 void fserrd_act(struct fserrd *d, const struct fserr_action *a,
 		const struct fserrd_fault *f);
 

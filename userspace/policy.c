@@ -414,47 +414,34 @@ static char *restore_options(struct libmnt_fs *m)
 	return all;
 }
 
-static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
+/*
+ * Decide whether the repair of @f goes ahead and, if it does, record every
+ * mount of the filesystem and the first step (unmount) in the state, for
+ * the save that remembers the fault as handled: a fserrd killed after a
+ * save that held the fault but not yet the repair would never repair it.
+ */
+static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd_fault *f)
 {
 	struct libmnt_table *tb;
 	struct libmnt_iter *it;
 	struct libmnt_fs *m;
-	char *argv[5], buf[32], limit[32], devno[32], msg[256];
+	char *argv[5];
 	dev_t dev = f->fs.dev;
-	unsigned int done;
-	time_t now = time(NULL);
-	ssize_t i;
-	int fd;
 
-	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(dev));
-	done = fserr_state_repairs_since(&d->state, MAJMIN(dev), now);
-	if (done >= d->cfg.repair_limit) {
-		snprintf(msg, sizeof(msg), "repair limit reached: %u repairs of %s in the last hour",
-			 done, devno);
-		fserrd_log("escalate", "dev", devno, "repairs", num(buf, sizeof(buf), done),
-			   "limit", num(limit, sizeof(limit), d->cfg.repair_limit),
-			   "policy", "remount-ro", NULL);
-		act_remount_ro(f, msg);
-		return;
-	}
-	if (!fsck_argv(f->fstype, f->source, argv)) {
-		fserrd_log("repair-unsupported", "type", f->fstype, "policy", "remount-ro", NULL);
-		act_remount_ro(f, "no fsck for this filesystem type");
-		return;
-	}
-	if (!*f->first_mount) {
-		act_remount_ro(f, "the filesystem root is not mounted in this namespace");
-		return;
-	}
+	if (fserr_state_repairs_since(&d->state, MAJMIN(dev), time(NULL)) >= d->cfg.repair_limit)
+		return FSERRD_REPAIR_OVER_LIMIT;
+	if (!fsck_argv(f->fstype, f->source, argv))
+		return FSERRD_REPAIR_NO_FSCK;
+	if (!*f->first_mount)
+		return FSERRD_REPAIR_NO_ROOT;
 
 	/* Record every mount of the filesystem before taking any down. */
 	tb = fserr_mounts_load(NULL);
 	it = mnt_new_iter(MNT_ITER_FORWARD);
 	if (!tb || !it) {
-		fserrd_log("repair-failed", "dev", devno, "why", "cannot read the mount table", NULL);
 		mnt_free_iter(it);
 		mnt_unref_table(tb);
-		return;
+		return FSERRD_REPAIR_NO_TABLE;
 	}
 	fserr_state_end_repair(&d->state);
 	while (mnt_table_next_fs(tb, it, &m) == 0) {
@@ -472,8 +459,7 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 			fserr_state_end_repair(&d->state);
 			mnt_free_iter(it);
 			mnt_unref_table(tb);
-			act_remount_ro(f, "too many mounts to record for a repair");
-			return;
+			return FSERRD_REPAIR_TOO_MANY_MOUNTS;
 		}
 	}
 	mnt_free_iter(it);
@@ -481,7 +467,52 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 	d->state.step = FSERR_STEP_UNMOUNT;
 	d->state.major = major(dev);
 	d->state.minor = minor(dev);
-	fserrd_save_state(d);
+	return FSERRD_REPAIR_GO;
+}
+
+void fserrd_prepare(struct fserrd *d, const struct fserr_action *a,
+		    const struct fserrd_fault *f)
+{
+	d->repair_plan = a->policy == FSERR_REPAIR ? plan_repair(d, f) : FSERRD_REPAIR_GO;
+}
+
+static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
+{
+	char buf[32], limit[32], devno[32], msg[256];
+	dev_t dev = f->fs.dev;
+	unsigned int done;
+	time_t now = time(NULL);
+	ssize_t i;
+	int fd;
+
+	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(dev));
+	switch (d->repair_plan) {
+	case FSERRD_REPAIR_GO:
+		break;
+	case FSERRD_REPAIR_OVER_LIMIT:
+		done = fserr_state_repairs_since(&d->state, MAJMIN(dev), now);
+		snprintf(msg, sizeof(msg), "repair limit reached: %u repairs of %s in the last hour",
+			 done, devno);
+		fserrd_log("escalate", "dev", devno, "repairs", num(buf, sizeof(buf), done),
+			   "limit", num(limit, sizeof(limit), d->cfg.repair_limit),
+			   "policy", "remount-ro", NULL);
+		act_remount_ro(f, msg);
+		return;
+	case FSERRD_REPAIR_NO_FSCK:
+		fserrd_log("repair-unsupported", "type", f->fstype, "policy", "remount-ro", NULL);
+		act_remount_ro(f, "no fsck for this filesystem type");
+		return;
+	case FSERRD_REPAIR_NO_ROOT:
+		act_remount_ro(f, "the filesystem root is not mounted in this namespace");
+		return;
+	case FSERRD_REPAIR_NO_TABLE:
+		fserrd_log("repair-failed", "dev", devno, "why", "cannot read the mount table", NULL);
+		return;
+	case FSERRD_REPAIR_TOO_MANY_MOUNTS:
+		act_remount_ro(f, "too many mounts to record for a repair");
+		return;
+	}
+	/* The state file holds the first step since the fault was saved. */
 	fserrd_pause_point(d);
 	fserrd_log("repair-start", "dev", devno, "device", f->source,
 		   "mountpoints", f->mountpoints, NULL);
