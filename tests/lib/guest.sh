@@ -12,13 +12,10 @@ tap_begin() {
 	_tap_n=0
 	_tap_label=$1
 	_tap_plan=${2:-}
-	if [ -n "$_tap_plan" ]; then
-		echo "1..$_tap_plan"
-	else
-		# (a caller that does not say its count yet: the plan goes last,
-		# which the runner reports as results without a plan)
-		echo "# $_tap_label: tap_begin without a count"
-	fi
+	case $_tap_plan in
+	'' | *[!0-9]*) echo "Bail out! $_tap_label: tap_begin without a count" ;;
+	*) echo "1..$_tap_plan" ;;
+	esac
 }
 
 t() {
@@ -33,14 +30,10 @@ t() {
 	fi
 }
 
-# tap_end: a comment if the count was wrong (the runner fails the stream
-# anyway); the plan itself only for a tap_begin without a count.
+# tap_end: a comment if the count was not the plan's (the runner fails
+# the stream anyway).
 tap_end() {
-	if [ -z "$_tap_plan" ]; then
-		echo "1..$_tap_n"
-	elif [ "$_tap_n" != "$_tap_plan" ]; then
-		echo "# $_tap_label: planned $_tap_plan, ran $_tap_n"
-	fi
+	[ "$_tap_n" = "$_tap_plan" ] || echo "# $_tap_label: planned $_tap_plan, ran $_tap_n"
 }
 
 # sized FULL QUICK: the size of a heavy test. QUICK when the runner asked
