@@ -65,19 +65,22 @@ run_host_tests() {
 # TIMEOUT_FACTOR for long runs (fuzz); SMP (the race test wants two CPUs);
 # KERNELS limits it to some kernels (planted bugs need LKDTM);
 # PLANTED="LABEL=REGEX;..." names bugs it provokes on purpose.
+# STREAMS is the number of TAP streams its guest starts.
 scenario_settings() { # FILE VARIANT: one per line
 	(. "$1"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
-		"${SMP:-1}" "${KERNELS:-$2}" "${PLANTED:-}")
+		"${SMP:-1}" "${KERNELS:-$2}" "${PLANTED:-}" "${STREAMS:-}")
 }
 
 run_scenario() { # FILE KERNEL-VARIANT
-	local file=$1 variant=$2 name dir card device factor smp planted
+	local file=$1 variant=$2 name dir card device factor smp planted streams
 	local status qemu_args=() append v
 	name=$(basename "$file" .sh)
 	dir=$runs/$variant/$name
 	[ "$variant" = plain ] || name=$variant/$name
 	mapfile -t v < <(scenario_settings "$file" "$variant")
-	card=${v[0]} device=${v[1]} factor=${v[2]} smp=${v[3]} planted=${v[5]}
+	card=${v[0]} device=${v[1]} factor=${v[2]} smp=${v[3]} planted=${v[5]} streams=${v[6]}
+	# A replayed fuzz seed runs one stream of one scenario.
+	[ -z "${FSERR_FUZZ:-}" ] || streams=
 	[ "$device" = virtio ] && qemu_args=(--virtio)
 	qemu_args+=(--smp "$smp")
 	append="fserr.scenario=$(basename "$file" .sh) fserr.tier=$tier fserr.kernel=$variant"
@@ -95,7 +98,7 @@ run_scenario() { # FILE KERNEL-VARIANT
 		--append "$append" --timeout $((kernel_timeout[$variant] * factor)) \
 		--log "$dir/console.log" >/dev/null 2>"$dir/qemu.err"
 	status=$?
-	judge_console "$name" "$dir" "$planted" "$status"
+	judge_console "$name" "$dir" "$streams" "$planted" "$status"
 }
 
 # --- jobs ------------------------------------------------------------------
@@ -166,6 +169,8 @@ if [ ${#scenarios[@]} -eq 0 ]; then
 	done
 fi
 mkdir -p "$runs"
+# run.info is written last: a run that did not finish leaves none.
+rm -f "$runs/run.info"
 started=$(date +%s)
 echo "== tier $tier, kernels ${kernels[*]}, $slots jobs at a time"
 
@@ -244,10 +249,12 @@ skipped=$(grep -c '^SKIP ' "$all_results")
 {
 	echo "date=$(date -u -d "@$started" '+%Y-%m-%d %H:%M UTC')"
 	echo "commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null)$(
-		[ -z "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] || echo '+uncommitted changes')"
+		[ -z "$(git -C "$top" status --porcelain 2>/dev/null)" ] || echo '+uncommitted changes')"
 	echo "tier=$tier"
 	echo "kernels=${kernels[*]}"
 	echo "scenarios=${#scenarios[@]}"
+	echo "all_scenarios=$( [ $# -eq 0 ] && echo yes || echo no)"
+	echo "fuzz_replay=${FSERR_FUZZ:-}"
 	echo "jobs=$slots"
 	echo "machine=$(nproc) cores, $(free -g | awk '/^Mem:/ { print $2 }') GiB, $(. /etc/os-release; echo "$PRETTY_NAME"), $(qemu-system-aarch64 --version | head -n1)"
 	echo "seconds=$(( $(date +%s) - started ))"

@@ -39,6 +39,7 @@ failing=(
 	'TODO without a reason|1..1\nnot ok 1 a # TODO\n'
 	'second stream cut short|1..1\nok 1 a\n1..2\nok 1 c\n'
 	'a skipped plan without a reason|1..0\n'
+	'results after a plan that skips all|1..0 # SKIP nothing\nok 1 a\n'
 )
 # Clean streams: NAME|PASSES|SKIPS|TAP -- no FAIL, exactly these counts.
 clean=(
@@ -51,17 +52,21 @@ clean=(
 # A guest console as run.sh saves it: TAP, the kernel log (the guest's
 # kernel prints no timestamps), the end marker.
 console() { # TAP DMESG-LINE [END]
-	printf '@@FSERR-BEGIN x\n%b@@FSERR-DMESG\nLinux version 6.1.0 (fserr)\n%s\n%s' \
+	printf '@@FSERR-BEGIN x\n%b@@FSERR-DMESG\nLinux version 6.1.0 (fserr)\n%b\n%s' \
 		"$1" "$2" "${3-@@FSERR-END
 }"
 }
 # Consoles: NAME|PLANTED|END(yes/no)|TAP|DMESG-LINE -- each must fail.
+# (Each has one stream, as judge_console is told.)
 failing_consoles=(
 	'a guest that died before its end marker||no|1..1\nok 1 a\n|ok'
 	'a kernel log with a WARNING||yes|1..1\nok 1 a\n|WARNING: CPU: 0 PID: 1 at fs/fserr.c:10 fserr_report+0x10/0x20'
 	'a kernel log with a bare call trace||yes|1..1\nok 1 a\n|Call trace:'
 	'a planted bug the log check does not see|KASAN=BUG: KASAN|yes|1..1\nok 1 a\n|nothing'
 	'a guest whose program was killed halfway||yes|1..5\nok 1 a\nok 2 b\nBail out! x: fuzz_walk killed by signal 9\n|ok'
+	'a stream that never started||yes|# sh: global_cap: not found\n|ok'
+	'a second stream that never started||yes|1..1\nok 1 a\n# sh: global_cap: not found\n|ok'
+	'a splat beside the planted bug|KASAN=BUG: KASAN: .* in lkdtm|yes|1..1\nok 1 a\n|BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE+0x1/0x2\nBUG: KASAN: slab-use-after-free in fserr_work+0x44/0x164'
 )
 
 has_fail() { grep -q '^FAIL ' "$work/out"; }
@@ -84,7 +89,7 @@ report() { # NAME COMMAND...: one result, from COMMAND's exit status
 	fi
 }
 
-echo "1..$(( ${#failing[@]} + ${#clean[@]} + ${#failing_consoles[@]} + 5 ))"
+echo "1..$(( ${#failing[@]} + ${#clean[@]} + ${#failing_consoles[@]} + 10 ))"
 for c in "${failing[@]}"; do
 	printf '%b' "${c#*|}" | tapcheck x >"$work/out" 2>&1
 	report "FAIL for: ${c%%|*}" has_fail
@@ -99,14 +104,34 @@ for c in "${failing_consoles[@]}"; do
 	mkdir -p "$work/c"
 	if [ "$end" = yes ]; then console "$tap" "$dmesg"; else console "$tap" "$dmesg" ''; fi \
 		>"$work/c/console.log"
-	judge_console x "$work/c" "$planted" 0 >"$work/out" 2>&1
+	judge_console x "$work/c" "$([[ $name == 'a second stream'* ]] && echo 2 || echo 1)" "$planted" 0 \
+		>"$work/out" 2>&1
 	report "FAIL for: $name" has_fail
 done
 
 # A clean console passes: its results and the log check.
 console '1..1\nok 1 a\n' 'FAT-fs (mmcblk0p1): error' >"$work/c/console.log"
-judge_console x "$work/c" '' 0 >"$work/out" 2>&1
+judge_console x "$work/c" 1 '' 0 >"$work/out" 2>&1
 report "clean: a guest console with one result and a clean log (2 PASS)" counts_are 2 0
+console '1..1\nok 1 a\n' "$(printf '%s\n' 'BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE+0x1/0x2' 'Call trace:')" \
+	>"$work/c/console.log"
+judge_console x "$work/c" 1 'KASAN=BUG: KASAN: .* in lkdtm' 0 >"$work/out" 2>&1
+report "clean: a planted bug reported, nothing else (3 PASS)" counts_are 3 0
+
+# run_tap (tests/lib/guest.sh, run by the guest's busybox sh; dash here):
+# a program's results get the label, a non-zero exit or a kill is a
+# bail-out, a TAP version header is no stream of its own.
+run_tap_case() { # SHELL-COMMAND: its TAP through run_tap, judged
+	sh -c ". '$top/tests/lib/guest.sh'; run_tap lbl sh -c '$1'" 2>&1 | tapcheck x >"$work/out" 2>&1
+}
+run_tap_case 'echo TAP version 13; echo 1..2; echo ok 1 a; echo ok 2 b'
+report "clean: run_tap of a program that passes (2 PASS)" counts_are 2 0
+run_tap_case 'echo 1..2; echo ok 1 a; kill -KILL \$\$'
+report "FAIL for: run_tap of a program killed halfway" has_fail
+run_tap_case 'echo 1..1; echo ok 1 a; exit 3'
+report "FAIL for: run_tap of a program that exits 3 after a clean stream" has_fail
+run_tap_case 'echo 1..1; echo ok 1 a'
+report "clean: run_tap puts the label before the name" grep -qx 'PASS x: lbl: a' "$work/out"
 
 # A test program that exits non-zero after a clean stream.
 host_tap prog sh -c 'echo 1..1; echo ok 1 a; exit 3' >"$work/out" 2>&1

@@ -30,28 +30,47 @@ kunit_tap() { # < dmesg
 }
 
 # The console's parts: the TAP between the begin and dmesg markers, the
-# kernel log after it. Judged into result lines.
-judge_console() { # NAME DIR PLANTED QEMU-STATUS
-	local name=$1 dir=$2 planted=$3 status=$4 console=$2/console.log problems e entries
+# kernel log after it. Judged into result lines. STREAMS is the number of
+# TAP streams the scenario starts (its STREAMS=): one that never started
+# (a helper not found, a return before it) is a failure, not a silence.
+# PLANTED names the bugs the scenario provokes on purpose; then each must
+# be reported, and any other report in the log is a failure.
+judge_console() { # NAME DIR STREAMS PLANTED QEMU-STATUS
+	local name=$1 dir=$2 streams=$3 planted=$4 status=$5 console=$2/console.log
+	local problems e entries started unexplained
 	sed -n '/^@@FSERR-BEGIN/,/^@@FSERR-DMESG/p' "$console" >"$dir/tap"
 	sed -n '/^@@FSERR-DMESG/,/^@@FSERR-END/p' "$console" >"$dir/dmesg"
 	tapcheck "$name" <"$dir/tap"
+	started=$(grep -c '^1\.\.[0-9]' "$dir/tap")
+	if [ -n "$streams" ] && [ "$started" != "$streams" ]; then
+		result FAIL "$name: $started TAP streams started, the scenario has $streams"
+	fi
 	if ! grep -q '^@@FSERR-END' "$console"; then
 		result FAIL "$name: guest finished (status $status; console tail below)"
 		cat "$dir/qemu.err" "$console" 2>/dev/null | tail -n 25 | sed 's/^/  | /'
 	elif ! grep -q '^Linux version' "$dir/dmesg"; then
 		result FAIL "$name: kernel log clean (the guest printed no kernel log)"
 	elif [ -n "$planted" ]; then
-		# Each planted bug must be reported by the log check.
+		# Each planted bug must be reported by the log check ...
 		problems=$(kernel_log_problems <"$dir/dmesg")
 		IFS=';' read -r -a entries <<<"$planted"
+		unexplained=$problems
 		for e in "${entries[@]}"; do
 			if grep -qE -- "${e#*=}" <<<"$problems"; then
 				result PASS "$name: the log check reports the planted ${e%%=*}"
 			else
 				result FAIL "$name: the log check reports the planted ${e%%=*} (no line matches '${e#*=}')"
 			fi
+			unexplained=$(grep -vE -- "${e#*=}" <<<"$unexplained")
 		done
+		# ... and nothing else may be (every report has a call trace).
+		unexplained=$(grep -vx 'Call trace:' <<<"$unexplained")
+		if [ -n "$unexplained" ]; then
+			result FAIL "$name: kernel log has nothing but the planted bugs"
+			echo "$unexplained" | head -n 20 | sed 's/^/  | /'
+		else
+			result PASS "$name: kernel log has nothing but the planted bugs"
+		fi
 	elif problems=$(kernel_log_problems <"$dir/dmesg"); then
 		result FAIL "$name: kernel log clean"
 		echo "$problems" | head -n 20 | sed 's/^/  | /'

@@ -89,6 +89,8 @@ for my $s (@streams) {
 	if (defined $parser->skip_all) {
 		my $why = $parser->skip_all;
 		$results++;
+		out('FAIL', $parser->tests_run . " results after a plan that skips all")
+			if $parser->tests_run;
 		if ($why =~ /\S/ && $why ne '1' && $why ne '(no reason given)') {
 			out('SKIP', "all tests of a stream skipped ($why)");
 		} else {

@@ -36,9 +36,13 @@ static void plant_leak(void)
 	void * volatile p;
 	int i;
 
-	/* Several sizes, so that one survives in no stale register or slot. */
+	/*
+	 * Eight objects, so that one survives in no stale register or slot.
+	 * Their sizes are over KMALLOC_MAX_CACHE_SIZE, where kmemleak records
+	 * the size asked for (12345 to 12352), which no real leak has.
+	 */
 	for (i = 0; i < 8; i++) {
-		p = kmalloc(64 << (i % 4), GFP_KERNEL);
+		p = kmalloc(12345 + i, GFP_KERNEL);
 		if (p)
 			memset(p, 0x5a, 64);
 		p = NULL;

@@ -6,6 +6,7 @@
 # the two superblocks.
 # Sizes (sized in guest.sh): the FAT storm is 100,000 errors; in the quick
 # tier on the debug kernel 10,000. The plans are the same either way.
+STREAMS=5	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
 prepare() { # CARD-IMAGE RUN-DIR (on the host)

@@ -3,6 +3,7 @@
 # SD card). QEMU 7.2's SD card model does not signal the failure; it hands
 # the guest stale data, so FAT finds a corrupted directory. fserr must
 # report that, and the rest of the volume must keep working.
+STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
 prepare() { # CARD-IMAGE RUN-DIR (on the host)

@@ -10,6 +10,7 @@
 # fserr events). A control then shows that this fserrd is deaf to the other
 # channels: a fault without a uevent (a mount without notify) stays
 # unhandled until SIGHUP makes it rescan.
+STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
 prepare() { # CARD-IMAGE RUN-DIR (on the host)

@@ -10,6 +10,7 @@
 #    a restart (the state file);
 #  - ext2 damage that e2fsck -p must not fix unattended: the filesystem
 #    comes back read-only and the log says the repair is incomplete.
+STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
 prepare() { # CARD-IMAGE RUN-DIR (on the host)

@@ -2,6 +2,7 @@
 # the error on): the FAT sector with the first link of VICTIM2.BIN cannot be
 # read. FAT logs "FAT read failed", the read of the file fails, and fserr
 # reports EIO; a file whose links live in another FAT sector still reads.
+STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 DEVICE=virtio
 

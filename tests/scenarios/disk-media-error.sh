@@ -1,6 +1,7 @@
 # The same failing block as card-media-error, on a virtio disk, whose QEMU
 # model passes the read error to the guest: FAT's directory read fails,
 # FAT logs it and goes on, and fserr reports it with EIO.
+STREAMS=2	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 DEVICE=virtio
 

@@ -8,6 +8,7 @@
 #  - the first data block of DATA.BIN fails every time: the read fails with
 #    EIO, but FAT never sees file data (the page cache reads it), so this is
 #    not a filesystem error and fs_fault stays 0.
+STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 DEVICE=virtio
 

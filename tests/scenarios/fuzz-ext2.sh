@@ -6,6 +6,7 @@
 # the seed before it.
 # Sizes (sized in guest.sh): full 200 images; the quick tier on the debug
 # kernel 50 (a quarter). fuzz_walk's plan is the same either way.
+STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat12
 TIMEOUT_FACTOR=2
 prepare() { :; }

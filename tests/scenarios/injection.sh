@@ -7,6 +7,7 @@
 # exactly the kernel's variables, fserrd writes one line per fault with the
 # mount point escaped and does not take the /mnt2 rule, fserrctl prints
 # one row per filesystem and JSON with the real path.
+STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
 prepare() { # CARD-IMAGE RUN-DIR (on the host)

@@ -13,6 +13,7 @@
 # quick tier on the debug kernel a fifth: storms 8 x 2,000 and 4 x 400,
 # races >= 600 and 200 cycles, at most 120 s each. The plans (4 per storm,
 # 8 per race) are the same either way.
+STREAMS=4	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat12
 SMP=2
 TIMEOUT_FACTOR=3

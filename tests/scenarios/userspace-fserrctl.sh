@@ -3,6 +3,7 @@
 # through libmount, clear works by mount point, watch sees the uevent and
 # the state change, and a mount namespace without the volume shows it as
 # not mounted there.
+STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
 prepare() { # CARD-IMAGE RUN-DIR (on the host)
