@@ -65,17 +65,18 @@ stop() {
 	return $rc
 }
 
-tap_plan 23
+tap_plan 24
 : >"$work/conf"
 man=$(dirname "$0")/../man/fserrd.8
 check "--help and fserrd.8 name the same options" bash -c \
-	"for o in --config --policy --repair-limit --state --sysfs --check-config --verbose --pause-before --help; do
+	"for o in --config --policy --repair-limit --state --sysfs --check-config --verbose --pause-before --channels --help; do
 		'$fserrd' --help | grep -q -- \"\$o\" || { echo \"\$o not in --help\"; exit 1; }
 		sed 's/\\\\-/-/g' '$man' | grep -q -- \"\$o\" || { echo \"\$o not in fserrd.8\"; exit 1; }
 	done"
 check "a stray argument: exit 2" exits 2 "$fserrd" --state "$work/s" extra
 check "an unknown option: exit 2" exits 2 "$fserrd" --frobnicate
 check "an unknown repair step: exit 2" exits 2 "$fserrd" --pause-before lunch
+check "an unknown channel: exit 2" exits 2 "$fserrd" --channels uevent,carrier-pigeon
 printf 'default log\nmatch fstype vfat fix-it\n' >"$work/bad.conf"
 check "a bad policy file: exit 3 with file:line" bash -c \
 	"'$fserrd' --check-config -c '$work/bad.conf' 2>&1 | grep -q \"bad.conf:2: unknown policy 'fix-it'\"; [ \${PIPESTATUS[0]} -eq 3 ]"
