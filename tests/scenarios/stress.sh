@@ -7,12 +7,15 @@
 #          queued, errors, clears, sysfs reads, pollers and a child hopping
 #          through fresh mount namespaces, for at least 3,000 (FAT) and
 #          1,000 (ext2) mount cycles; nothing left after the last unmount.
+#          The first device of each race is the fs_fault poller's: nothing
+#          else clears or remounts it, so its wake-ups can only come from
+#          0->1 transitions (fserr_stress.c, poll_thread).
 # The kernel log must stay clean (run.sh); on the debug kernel that covers
 # lockdep, KASAN, kobject release and kmemleak.
 # Sizes (sized in guest.sh): full as above, races at most 600 s each; the
 # quick tier on the debug kernel a fifth: storms 8 x 2,000 and 4 x 400,
 # races >= 600 and 200 cycles, at most 120 s each. The plans (4 per storm,
-# 8 per race) are the same either way.
+# 10 per race) are the same either way.
 STREAMS=4	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat12
 SMP=2
