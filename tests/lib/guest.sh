@@ -30,6 +30,12 @@ t() {
 	fi
 }
 
+# t_skip NAME REASON: a test that cannot be judged here, and why
+t_skip() {
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n $_tap_label: $1 # SKIP $2"
+}
+
 # tap_end: a comment if the count was not the plan's (the runner fails
 # the stream anyway).
 tap_end() {

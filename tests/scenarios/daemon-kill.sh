@@ -63,7 +63,10 @@ kill_round() {
 	t "$1: fserrd stopped before the step" wait_log " paused before=$1\$"
 	kill -KILL "$fserrd_pid"
 	wait "$fserrd_pid" 2>/dev/null
-	t "$1: the state file records the step" grep -q "^step $1 179:1 " /tmp/fserrd/state
+	_krc=$?
+	# (137: ended by the SIGKILL, not by itself)
+	t "$1: fserrd died of the kill (status $_krc) and the state file records the step" \
+		sh -c "[ $_krc = 137 ] && grep -q '^step $1 179:1 ' /tmp/fserrd/state"
 	fserrd_start -c /tmp/fserrd.conf
 	t "$1: the next fserrd resumes the repair" wait_log " repair-resume dev=179:1 step=$1 "
 	if [ "$1" = unmount ]; then
@@ -78,7 +81,8 @@ kill_round() {
 	t "$1: the bind mount is back" test -f /mnt2/FILE2.TXT
 	t "$1: fs_fault 0" expect_eq 0 "$(attr fat mmcblk0p1 fs_fault)"
 	t "$1: the untouched files verify" untouched_files_intact /mnt "$4"
-	t "$1: no repair step is left in the state file" sh -c '! grep -q "^step " /tmp/fserrd/state'
+	t "$1: no repair step is left in the state file" sh -c \
+		'[ -f /tmp/fserrd/state ] && ! grep -q "^step " /tmp/fserrd/state'
 	fserrd_stop
 }
 
@@ -123,6 +127,7 @@ kill_trial() {
 	_killed=$(fserrd_kill kill "$_mode" "$_anchor" "$_delay" "$fserrd_pid" \
 		/tmp/fserrd.log "/mnt/$_victim")
 	wait "$fserrd_pid" 2>/dev/null
+	_krc=$?
 	cp /tmp/fserrd/state /tmp/state.at-kill 2>/dev/null
 	_raised=$(attr fat mmcblk0p1 fs_fault)
 	# Where it landed: the state file, the log of the killed fserrd
@@ -165,6 +170,8 @@ kill_trial() {
 	[ "$_raised" = 1 ] || [ "$_at" != before ] ||
 		kill_fail k_raised "the read did not raise the fault"
 	case $_killed in killed*) ;; *) kill_fail k_anchor "$_killed" ;; esac
+	# (an fserrd that crashed or exited by itself is no kill)
+	[ "$_krc" = 137 ] || kill_fail k_anchor "fserrd ended with status $_krc, not by the SIGKILL"
 	[ "$_rc" = 0 ] || kill_fail k_stop "the next fserrd exited with $_rc on SIGTERM"
 	mounted_rw /mnt || kill_fail k_rw "/mnt is not mounted read-write"
 	{ grep -q ' /mnt2 ' /proc/mounts && test -f /mnt2/FILE2.TXT; } ||
@@ -173,8 +180,8 @@ kill_trial() {
 	[ "$_f" = 0 ] || kill_fail k_fault "fs_fault is '$_f'"
 	untouched_files_intact /mnt 'DATA.BIN|VICTIM2.BIN|FREE.BIN' >/tmp/trial.sha 2>&1 ||
 		kill_fail k_files "$(grep -v ': OK$' /tmp/trial.sha | head -n 5 | tr '\n' ' ')"
-	! grep -q '^step ' /tmp/fserrd/state ||
-		kill_fail k_step "$(grep '^step ' /tmp/fserrd/state)"
+	{ [ -f /tmp/fserrd/state ] && ! grep -q '^step ' /tmp/fserrd/state; } ||
+		kill_fail k_step "no state file, or a step left: $(grep '^step ' /tmp/fserrd/state 2>&1)"
 	# One fault per trial, logged once, or once more after each restart
 	[ -s /tmp/trial.faults ] || kill_fail k_lost "no fserrd logged the fault"
 	if [ "$(sort -u /tmp/trial.faults | wc -l)" -gt 1 ] ||
@@ -271,11 +278,16 @@ guest() {
 	t "$trials trials: no repair step left in the state file ($k_step failed)" expect_eq 0 $k_step
 	t "$trials trials: a fserrd logged the fault ($k_lost failed)" expect_eq 0 $k_lost
 	t "$trials trials: no fault handled twice ($k_twice failed)" expect_eq 0 $k_twice
-	_need=$(sized 1 0)
 	# (kills during the unmount step are rare: it takes a few ms of a
-	# repair; the pause round covers it)
-	t "kills landed during fsck and mount (at least $_need each)" \
-		test $at_fsck -ge $_need -a $at_mount -ge $_need
+	# repair; the pause round covers it. The quick tier's 8 trials on the
+	# debug kernel are too few to require a landing in each step.)
+	if [ "$trials" -ge 60 ]; then
+		t "kills landed during fsck and mount (at least 1 each)" \
+			test $at_fsck -ge 1 -a $at_mount -ge 1
+	else
+		t_skip "kills landed during fsck and mount" \
+			"only $trials trials (fsck $at_fsck, mount $at_mount)"
+	fi
 	umount /mnt2
 	umount /mnt
 	t "fsck.fat -n finds nothing left to repair" fsck.fat -n /dev/mmcblk0p1
