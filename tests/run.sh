@@ -172,6 +172,9 @@ mkdir -p "$runs"
 # run.info is written last: a run that did not finish leaves none.
 rm -f "$runs/run.info"
 started=$(date +%s)
+# The commit under test, as it was when the run started.
+commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null)$(
+	[ -z "$(git -C "$top" status --porcelain 2>/dev/null)" ] || echo '+uncommitted changes')
 echo "== tier $tier, kernels ${kernels[*]}, $slots jobs at a time"
 
 # The jobs: every (kernel, scenario) pair, the slowest first, so that the
@@ -248,8 +251,7 @@ skipped=$(grep -c '^SKIP ' "$all_results")
 # What tests/report.sh needs to say which run its figures come from.
 {
 	echo "date=$(date -u -d "@$started" '+%Y-%m-%d %H:%M UTC')"
-	echo "commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null)$(
-		[ -z "$(git -C "$top" status --porcelain 2>/dev/null)" ] || echo '+uncommitted changes')"
+	echo "commit=$commit"
 	echo "tier=$tier"
 	echo "kernels=${kernels[*]}"
 	echo "scenarios=${#scenarios[@]}"
