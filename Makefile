@@ -55,10 +55,10 @@ images: deps
 	@./tests/mkimages.sh
 
 initramfs: kernel-tree images
-	@./tests/mkinitramfs.sh $(GUEST_INITRD)
+	@+./tests/mkinitramfs.sh $(GUEST_INITRD)
 
 initramfs-debug: kernel-debug initramfs
-	@./tests/mkplanted.sh $(GUEST_DEBUG_OBJ) $(GUEST_INITRD) $(GUEST_DEBUG_INITRD)
+	@+./tests/mkplanted.sh $(GUEST_DEBUG_OBJ) $(GUEST_INITRD) $(GUEST_DEBUG_INITRD)
 
 boot: kernel initramfs images
 	@cp --sparse=always $(BUILD)/images/card-fat32.img $(BUILD)/boot-card.img
@@ -80,10 +80,18 @@ export FSERR_JOBS
 CHECK_PREREQS := kernel $(if $(filter debug,$(FSERR_KERNELS)),kernel-debug initramfs-debug) \
 	initramfs images host-tools
 
-check: $(CHECK_PREREQS)
+# The prerequisites are built side by side (make -j): each kernel build
+# runs its own -j<nproc>, and the two kernels' serial steps (configuration,
+# linking, kallsyms) and the images, initramfs and host tools fill the
+# cores the other leaves idle.
+PREREQ_JOBS ?= $(words $(CHECK_PREREQS))
+
+check:
+	@$(MAKE) --no-print-directory -j$(PREREQ_JOBS) $(CHECK_PREREQS)
 	@./tests/run.sh $(SCENARIOS)
 
-check-full: $(CHECK_PREREQS)
+check-full:
+	@$(MAKE) --no-print-directory -j$(PREREQ_JOBS) $(CHECK_PREREQS)
 	@FSERR_TIER=full ./tests/run.sh $(SCENARIOS)
 
 demo: kernel initramfs images host-tools

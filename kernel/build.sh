@@ -23,6 +23,9 @@ die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
 command -v aarch64-linux-gnu-gcc >/dev/null ||
 	die "aarch64-linux-gnu-gcc is missing: run 'make deps' (package gcc-aarch64-linux-gnu)"
 
+# A kernel build runs its own -j<nproc> even when started by make -j (make
+# check builds both kernels side by side): not the caller's job server.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 kmake() {
 	make -s -C "$tree" O="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
 		CC="ccache aarch64-linux-gnu-gcc" "$@"
@@ -71,7 +74,7 @@ build=$!
 # A full build is minutes of silence otherwise: say how far it got.
 (
 	while sleep 30; do
-		say "still building: $(find "$out" -name '*.o' -newer "$out/.config" | wc -l) objects compiled so far"
+		say "still building $(basename "$out"): $(find "$out" -name '*.o' -newer "$out/.config" | wc -l) objects compiled so far"
 	done
 ) &
 ticker=$!

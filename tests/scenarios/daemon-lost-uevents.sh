@@ -17,13 +17,21 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 	fscorrupt --partition 1 "$1" fat-dirent-bad-start DATA.BIN
 }
 
+# uevent_drops PID: messages the kernel dropped on PID's uevent socket
+# (NETLINK_KOBJECT_UEVENT is protocol 15; the port id of a process's first
+# netlink socket is its pid)
+uevent_drops() {
+	awk -v pid="$1" '$2 == 15 && $3 == pid { print $9; found = 1 }
+		END { if (!found) print -1 }' /proc/net/netlink
+}
+
 # The wake-up lines of fserrd's log after its start
 wakes() {
 	sed -n '/ fserrd: start /,$p' /tmp/fserrd.log | grep ' fserrd: wake '
 }
 
 guest() {
-	tap_begin lost-uevents 13
+	tap_begin lost-uevents 14
 	printf 'default log\n' >/tmp/fserrd.conf
 	: >/tmp/fserrd.log
 	mount -t vfat -o notify /dev/mmcblk0p1 /mnt
@@ -32,10 +40,24 @@ guest() {
 		"grep -c -E ' fserrd: channel-off channel=(fs_fault|mountinfo|fanotify) ' /tmp/fserrd.log |
 		 grep -qx 3 && ! grep -q ' channel-unavailable ' /tmp/fserrd.log"
 	kill -STOP "$fserrd_pid"
+	# Flood until the kernel counts drops on fserrd's socket (the Drops
+	# column of /proc/net/netlink; 6000 uevents at most), then 50 more:
+	# its buffer is full, so the fault's uevent is dropped too.
 	i=0
-	while [ $i -lt 6000 ]; do
+	until [ "$(uevent_drops "$fserrd_pid")" -gt 0 ] || [ $i -ge 6000 ]; do
+		j=0
+		while [ $j -lt 50 ]; do
+			echo change >/sys/block/mmcblk0/uevent
+			j=$((j + 1))
+		done
+		i=$((i + 50))
+	done
+	t "the flood overran fserrd's uevent socket ($i uevents)" \
+		test "$(uevent_drops "$fserrd_pid")" -gt 0
+	j=0
+	while [ $j -lt 50 ]; do
 		echo change >/sys/block/mmcblk0/uevent
-		i=$((i + 1))
+		j=$((j + 1))
 	done
 	cat /mnt/DATA.BIN >/dev/null 2>&1
 	t "the volume faulted while fserrd was stopped" expect_eq 1 "$(attr fat mmcblk0p1 fs_fault)"
