@@ -4,7 +4,8 @@
 #   - scripts/checkpatch.pl --strict on every patch: no ERROR or WARNING;
 #     the CHECKs that remain are listed (the cover letter justifies them);
 #   - scripts/kernel-doc on the new files: no output;
-#   - bisectability: the arm64 Image builds after every patch.
+#   - bisectability: the arm64 Image builds after every patch;
+#   - kernel/check-facts.sh: none of the claims the v2 review found false.
 # Works on a scratch clone of the development tree, which stays untouched.
 set -euo pipefail
 
@@ -35,6 +36,8 @@ for p in "${patches[@]}"; do
 		[ -z "$checks" ] || echo "$checks"
 	fi
 done
+
+"$top/kernel/check-facts.sh" "$series" || bad "false claims in the series (above)"
 
 rm -rf "$scratch"
 git clone -q --no-checkout "$tree" "$scratch"

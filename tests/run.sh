@@ -2,7 +2,8 @@
 # The test suite behind `make check` (tier quick) and `make check-full`:
 #   1. host tests: the runner's own self-test, fscorrupt against freshly
 #      made images, the log check's self-test, the userspace unit and CLI
-#      tests, a short fuzz run of the uevent parser;
+#      tests, the series' known-false claims (kernel/check-facts.sh), a
+#      short fuzz run of the uevent parser;
 #   2. every scenario in tests/scenarios/ on each kernel in FSERR_KERNELS
 #      (default "plain debug"): a fresh copy of its SD card, damaged on the
 #      host by the scenario's prepare(), booted in QEMU; the guest prints TAP,
@@ -53,6 +54,12 @@ run_host_tests() {
 	done
 	host_tap host/fserrctl "$top/userspace/tests/fserrctl-test.sh" "$us/fserrctl"
 	host_tap host/fserrd "$top/userspace/tests/fserrd-test.sh" "$us/fserrd"
+	if "$top/kernel/check-facts.sh" >"$us/check-facts.log" 2>&1; then
+		result PASS "host/series: $(tail -n 1 "$us/check-facts.log" | sed 's/^check-facts: //')"
+	else
+		result FAIL "host/series: claims the v2 review found false (kernel/check-facts.sh)"
+		sed 's/^/  | /' "$us/check-facts.log"
+	fi
 	if make -s -C "$top/userspace" fuzz-short O="$us" >"$us/fuzz.log" 2>&1; then
 		result PASS "host/fuzz: uevent parser, 2,000,000 libFuzzer runs without a crash"
 	else

@@ -31,6 +31,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -348,10 +349,14 @@ TEST_F(fs, one_uevent_with_identity)
 	EXPECT_STREQ("1", uevent_var(msg, len, "FS_FAULT"));
 	EXPECT_STREQ(env("FSERR_FSTYPE"), uevent_var(msg, len, "FS_TYPE"));
 	EXPECT_STREQ(strrchr(dev, '/') + 1, uevent_var(msg, len, "FS_ID"));
-	snprintf(num, sizeof(num), "%u", major(st.st_dev));
-	EXPECT_STREQ(num, uevent_var(msg, len, "MAJOR"));
-	snprintf(num, sizeof(num), "%u", minor(st.st_dev));
-	EXPECT_STREQ(num, uevent_var(msg, len, "MINOR"));
+	snprintf(num, sizeof(num), "%u:%u", major(st.st_dev), minor(st.st_dev));
+	EXPECT_STREQ(num, uevent_var(msg, len, "FS_DEV"));
+	/*
+	 * No MAJOR/MINOR: udev takes them as the event's own device number
+	 * and files the event under the char device of that number.
+	 */
+	EXPECT_EQ(NULL, uevent_var(msg, len, "MAJOR"));
+	EXPECT_EQ(NULL, uevent_var(msg, len, "MINOR"));
 	EXPECT_STREQ(env("FSERR_ERRNO"), uevent_var(msg, len, "FS_ERRNO"));
 	/* the count when the worker sent it: 1 to 20, a number */
 	ASSERT_NE(NULL, uevent_var(msg, len, "FS_ERROR_COUNT"));
@@ -442,6 +447,32 @@ TEST_F(fs, clear_cycles_are_rate_limited)
 	write_param("uevent_interval_ms", "5000");
 }
 
+/*
+ * A transition inside the window is not dropped: its uevent comes when the
+ * window opens, one for all the transitions of the window, if fs_fault is
+ * still 1 then.
+ */
+TEST_F(fs, fault_within_window_announced_when_it_opens)
+{
+	char msg[8192];
+	int len = 0;
+
+	write_param("uevent_interval_ms", "2000");
+	ASSERT_EQ(1, trigger(1));
+	EXPECT_EQ(1, uevent_count(self->uevents, 1000, NULL, NULL));
+	ASSERT_EQ(0, write_attr("fs_fault", "0"));
+	ASSERT_EQ(1, trigger(1));
+	ASSERT_EQ(0, write_attr("fs_fault", "0"));
+	ASSERT_EQ(1, trigger(1));
+	ASSERT_EQ(1, read_attr("fs_fault"));
+	/* the window ends 2 s after the first uevent; 1 s of margin */
+	EXPECT_EQ(1, uevent_count(self->uevents, 2000, msg, &len));
+	EXPECT_STREQ("1", uevent_var(msg, len, "FS_FAULT"));
+	EXPECT_STREQ("2", uevent_var(msg, len, "FS_UEVENTS_SUPPRESSED"));
+	EXPECT_EQ(2, read_attr("uevents_suppressed"));
+	write_param("uevent_interval_ms", "5000");
+}
+
 /* Junk written to fs_fault is refused and changes nothing. */
 TEST_F(fs, junk_writes_rejected)
 {
@@ -504,12 +535,34 @@ TEST_F(fs, unprivileged_clear_refused)
 	EXPECT_EQ(1, read_attr("fs_fault"));
 }
 
-/* A remount clears fs_fault and keeps the counters. */
-TEST_F(fs, remount_clears_fault)
+static bool mounted_ro(void)
+{
+	struct statvfs sv;
+
+	return statvfs(MNT, &sv) == 0 && (sv.f_flag & ST_RDONLY);
+}
+
+/*
+ * A remount keeps fs_fault, unless it takes the filesystem from read-only
+ * to read-write (the administrator's "repaired, back in service" step);
+ * the counters are always kept.  The first remount changes nothing: read-
+ * write stays read-write, and where the error made the filesystem
+ * read-only (errors=remount-ro) read-only stays read-only.
+ */
+TEST_F(fs, remount_keeps_fault_until_ro_to_rw)
 {
 	ASSERT_EQ(2, trigger(2));
 	ASSERT_EQ(1, read_attr("fs_fault"));
+	TH_LOG("after the errors the filesystem is %s", mounted_ro() ? "read-only" : "read-write");
+	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT | (mounted_ro() ? MS_RDONLY : 0),
+			   mount_opts(true)));
+	EXPECT_EQ(1, read_attr("fs_fault"));
+	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT | MS_RDONLY, mount_opts(true)));
+	EXPECT_EQ(1, read_attr("fs_fault"));
+	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT | MS_RDONLY, mount_opts(true)));
+	EXPECT_EQ(1, read_attr("fs_fault"));
 	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT, mount_opts(true)));
+	EXPECT_FALSE(mounted_ro());
 	EXPECT_EQ(0, read_attr("fs_fault"));
 	EXPECT_EQ(2, read_attr("error_count"));
 }
@@ -538,8 +591,10 @@ TEST_F(fs, without_notify_no_uevent)
 	EXPECT_EQ(1, read_attr("fs_fault"));
 	EXPECT_EQ(3, read_attr("error_count"));
 	EXPECT_EQ(0, uevent_count(self->uevents, 1500, NULL, NULL));
-	/* notify on remount turns it on. */
-	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT, mount_opts(true)));
+	/* notify on remount turns it on for the next transition. */
+	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT | (mounted_ro() ? MS_RDONLY : 0),
+			   mount_opts(true)));
+	ASSERT_EQ(0, write_attr("fs_fault", "0"));
 	ASSERT_EQ(1, trigger(1));
 	EXPECT_EQ(1, uevent_count(self->uevents, 1500, NULL, NULL));
 }

@@ -208,10 +208,10 @@ static struct dev *check_uevent(char *buf, int n, bool *bad)
 {
 	static const char *const keys[] = {
 		"ACTION=", "DEVPATH=", "SUBSYSTEM=", "SEQNUM=", "FS_FAULT=", "FS_TYPE=",
-		"FS_ID=", "MAJOR=", "MINOR=", "FS_ERRNO=", "FS_ERROR_COUNT=",
+		"FS_ID=", "FS_DEV=", "FS_ERRNO=", "FS_ERROR_COUNT=",
 		"FS_UEVENTS_SUPPRESSED=", "UUID=", NULL,
 	};
-	unsigned int seen[13] = { 0 }, k;
+	unsigned int seen[12] = { 0 }, k;
 	char devpath[96], *v, *id = NULL;
 	bool is_fserr = false;
 	int i;
@@ -414,14 +414,15 @@ static void *mounter_thread(void *arg)
 		bound = (op == 0 || op == 3) && !mount(d->mnt, d->bind, NULL, MS_BIND, NULL);
 		binds += bound;
 		/*
-		 * A remount clears fs_fault, and a clear wakes pollers: the
-		 * first device is the poller's, which must know every clear
-		 * of it (poll_thread), so it is never remounted.
+		 * A remount read-only and back clears fs_fault, and a clear
+		 * wakes pollers: the first device is the poller's, which
+		 * must know every clear of it (poll_thread), so it is never
+		 * remounted.
 		 */
 		if (d == &devs[0] && (op == 1 || op == 3 || op == 4))
 			op = 0;
 		if (op == 1 || op == 3) {
-			/* read-only and back; the core drops a fault on the remount */
+			/* read-only and back: the remount read-write drops a fault */
 			mount(NULL, d->mnt, NULL, MS_REMOUNT | MS_RDONLY, "notify");
 			mount(NULL, d->mnt, NULL, MS_REMOUNT, "notify");
 			remounts++;

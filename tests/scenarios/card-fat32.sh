@@ -27,9 +27,11 @@ ext2_bad_directory_block() {
 	tap_end
 }
 
-# Two superblocks, burst 1: the first transition gets the only uevent.
+# Two superblocks, burst 1: the first transition gets the window's only
+# uevent; the other one's comes when the window opens (5 s later), marked
+# as one suppressed transition.
 global_cap() {
-	tap_begin global-cap 3
+	tap_begin global-cap 5
 	fserr_default_limits
 	echo 1 >/sys/module/fserr/parameters/uevent_burst
 	# Let the window that earlier tests used expire (interval 5 s): the
@@ -51,6 +53,14 @@ global_cap() {
 	t "the other one counted as suppressed" sh -c '[ "$1" = "0 1" ] || [ "$1" = "1 0" ] ||
 		{ echo "uevents_suppressed (fat, ext2): $1"; exit 1; }' - \
 		"$(attr fat mmcblk0p1 uevents_suppressed) $(attr ext2 mmcblk0p2 uevents_suppressed)"
+	uevent_listen >>/tmp/uevents &
+	listener=$!
+	# the window opened 1 s ago and is 5 s long: 1 s of margin
+	settle 5
+	kill $listener
+	t "the other one's uevent came when the window opened" expect_eq 2 "$(grep -c FS_FAULT=1 /tmp/uevents)"
+	t "...saying that it was held back" sh -c \
+		"tail -n 1 /tmp/uevents | grep -q -E ' FS_UEVENTS_SUPPRESSED=1( |\$)'"
 	umount /mnt
 	umount /mnt2
 	fserr_default_limits

@@ -8,12 +8,12 @@
 
 /* The variables fserr's uevent carries, and where each one goes. */
 enum field { F_ACTION, F_DEVPATH, F_SUBSYSTEM, F_FS_FAULT, F_FS_TYPE, F_FS_ID,
-	     F_MAJOR, F_MINOR, F_UUID, F_FS_ERRNO, F_FS_ERROR_COUNT,
+	     F_FS_DEV, F_UUID, F_FS_ERRNO, F_FS_ERROR_COUNT,
 	     F_FS_UEVENTS_SUPPRESSED, F_COUNT };
 
 static const char *const field_names[F_COUNT] = {
 	"ACTION", "DEVPATH", "SUBSYSTEM", "FS_FAULT", "FS_TYPE", "FS_ID",
-	"MAJOR", "MINOR", "UUID", "FS_ERRNO", "FS_ERROR_COUNT",
+	"FS_DEV", "UUID", "FS_ERRNO", "FS_ERROR_COUNT",
 	"FS_UEVENTS_SUPPRESSED",
 };
 
@@ -51,6 +51,26 @@ static int parse_number(const char *val, unsigned long long max,
 	*out = strtoull(val, &end, 10);
 	if (errno || *end || *out > max)
 		return -EINVAL;
+	return 0;
+}
+
+/* "MAJ:MIN", as in mountinfo; the kernel's limits (12 and 20 bits) */
+static int parse_devnum(const char *val, unsigned int *major, unsigned int *minor)
+{
+	unsigned long long n;
+	const char *colon = strchr(val, ':');
+	char maj[8];
+
+	if (!colon || colon == val || (size_t)(colon - val) >= sizeof(maj))
+		return -EINVAL;
+	memcpy(maj, val, colon - val);
+	maj[colon - val] = '\0';
+	if (parse_number(maj, 4095, &n))
+		return -EINVAL;
+	*major = n;
+	if (parse_number(colon + 1, 1048575, &n))
+		return -EINVAL;
+	*minor = n;
 	return 0;
 }
 
@@ -100,20 +120,16 @@ int fserr_uevent_parse(const char *buf, size_t len, struct fserr_uevent *ev)
 		return -ENOENT;
 
 	if (!values[F_FS_FAULT] || strcmp(values[F_FS_FAULT], "1") ||
-	    !values[F_FS_TYPE] || !values[F_FS_ID] || !values[F_MAJOR] ||
-	    !values[F_MINOR] || !values[F_FS_ERRNO])
+	    !values[F_FS_TYPE] || !values[F_FS_ID] || !values[F_FS_DEV] ||
+	    !values[F_FS_ERRNO])
 		return -EINVAL;
 	if (copy_value(ev->devpath, sizeof(ev->devpath), values[F_DEVPATH]) ||
 	    copy_value(ev->fs_type, sizeof(ev->fs_type), values[F_FS_TYPE]) ||
 	    copy_value(ev->fs_id, sizeof(ev->fs_id), values[F_FS_ID]) ||
 	    (values[F_UUID] && copy_value(ev->uuid, sizeof(ev->uuid), values[F_UUID])))
 		return -EINVAL;
-	if (parse_number(values[F_MAJOR], 4095, &n))
+	if (parse_devnum(values[F_FS_DEV], &ev->major, &ev->minor))
 		return -EINVAL;
-	ev->major = n;
-	if (parse_number(values[F_MINOR], 1048575, &n))
-		return -EINVAL;
-	ev->minor = n;
 	if (parse_number(values[F_FS_ERRNO], 4095, &n) || n == 0)
 		return -EINVAL;
 	ev->fs_errno = n;

@@ -13,8 +13,8 @@
 
 static const char valid[] =
 	"change@/fs/fat/mmcblk0p1\0ACTION=change\0DEVPATH=/fs/fat/mmcblk0p1\0"
-	"SUBSYSTEM=fserr\0FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=mmcblk0p1\0MAJOR=179\0"
-	"MINOR=1\0FS_ERRNO=117\0FS_ERROR_COUNT=141\0FS_UEVENTS_SUPPRESSED=0\0SEQNUM=812\0";
+	"SUBSYSTEM=fserr\0FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=mmcblk0p1\0FS_DEV=179:1\0"
+	"FS_ERRNO=117\0FS_ERROR_COUNT=141\0FS_UEVENTS_SUPPRESSED=0\0SEQNUM=812\0";
 
 TEST(valid_fault)
 {
@@ -36,7 +36,7 @@ TEST(uuid_is_kept)
 {
 	static const char m[] =
 		"change@/fs/ext2/vda\0ACTION=change\0DEVPATH=/fs/ext2/vda\0SUBSYSTEM=fserr\0"
-		"FS_FAULT=1\0FS_TYPE=ext2\0FS_ID=vda\0MAJOR=254\0MINOR=0\0"
+		"FS_FAULT=1\0FS_TYPE=ext2\0FS_ID=vda\0FS_DEV=254:0\0"
 		"UUID=12345678-1234-1234-1234-123456789abc\0FS_ERRNO=5\0";
 	struct fserr_uevent ev;
 
@@ -96,7 +96,7 @@ TEST(duplicate_key_is_forgery)
 {
 	static const char m[] =
 		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
-		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=1\0MINOR=1\0FS_ERRNO=5\0FS_ID=y\0";
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=1:1\0FS_ERRNO=5\0FS_ID=y\0";
 	struct fserr_uevent ev;
 
 	EXPECT_EQ(-EINVAL, fserr_uevent_parse(m, MSG(m), &ev));
@@ -113,24 +113,45 @@ TEST(malformed_variables)
 		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/y\0SUBSYSTEM=fserr\0",
 		/* no '@' in the header */
 		"change\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0",
-		/* MAJOR not a number, then out of range, then negative */
+		/* FS_DEV not MAJ:MIN, a part not a number, out of range, negative */
 		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
-		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=1a\0MINOR=1\0FS_ERRNO=5\0",
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=1a:1\0FS_ERRNO=5\0",
 		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
-		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=99999999999\0MINOR=1\0FS_ERRNO=5\0",
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=99999999999:1\0FS_ERRNO=5\0",
 		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
-		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=-1\0MINOR=1\0FS_ERRNO=5\0",
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=-1:1\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=1:\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=1\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=1:1:1\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=:1\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=1:-1\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=4096:0\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=0:1048576\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=01234567:1\0FS_ERRNO=5\0",
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV= 1:1\0FS_ERRNO=5\0",
+		/* the v2 form: MAJOR and MINOR, no FS_DEV */
+		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=1\0MINOR=1\0FS_ERRNO=5\0",
 		/* FS_FAULT other than 1, FS_ERRNO 0, FS_ID missing */
 		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
-		"FS_FAULT=0\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=1\0MINOR=1\0FS_ERRNO=5\0",
+		"FS_FAULT=0\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=1:1\0FS_ERRNO=5\0",
 		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
-		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0MAJOR=1\0MINOR=1\0FS_ERRNO=0\0",
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=x\0FS_DEV=1:1\0FS_ERRNO=0\0",
 		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
-		"FS_FAULT=1\0FS_TYPE=vfat\0MAJOR=1\0MINOR=1\0FS_ERRNO=5\0",
+		"FS_FAULT=1\0FS_TYPE=vfat\0FS_DEV=1:1\0FS_ERRNO=5\0",
 		/* FS_ID longer than the kernel's s_id */
 		"change@/fs/fat/x\0ACTION=change\0DEVPATH=/fs/fat/x\0SUBSYSTEM=fserr\0"
 		"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=0123456789012345678901234567890123456789\0"
-		"MAJOR=1\0MINOR=1\0FS_ERRNO=5\0",
+		"FS_DEV=1:1\0FS_ERRNO=5\0",
 	};
 	struct fserr_uevent ev;
 	size_t i;
