@@ -45,7 +45,8 @@ host-tools: $(HOST_BIN)/fscorrupt userspace
 userspace: deps kernel-tree
 	@$(MAKE) -s -C userspace O=../$(BUILD)/userspace/host all \
 		../$(BUILD)/userspace/host/uevent_test ../$(BUILD)/userspace/host/fsstate_test \
-		../$(BUILD)/userspace/host/config_test ../$(BUILD)/userspace/host/state_test
+		../$(BUILD)/userspace/host/config_test ../$(BUILD)/userspace/host/state_test \
+		../$(BUILD)/userspace/host/logline_test
 
 $(HOST_BIN)/fscorrupt: tests/fscorrupt/fscorrupt.c | deps
 	@mkdir -p $(@D)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "fserrd.h"
+#include "lib/logline.h"
 #include "lib/uevent.h"
 
 #define DEFAULT_CONFIG "/etc/fserrd.conf"
@@ -67,55 +68,17 @@ static void usage(FILE *to)
 "Exit status: 0 stopped by a signal, 1 failure, 2 bad usage, 3 bad policy.\n");
 }
 
-static bool needs_quotes(const char *s)
-{
-	if (!*s)
-		return true;
-	for (; *s; s++)
-		if (*s == ' ' || *s == '"' || *s == '\\' || *s == '=' ||
-		    (unsigned char)*s < 0x20 || *s == 0x7f)
-			return true;
-	return false;
-}
-
 void fserrd_log(const char *what, ...)
 {
-	char line[8192], stamp[32];
-	size_t used;
-	const char *key, *val;
+	char line[FSERR_LOGLINE_MAX], stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
 	va_list ap;
 
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	used = snprintf(line, sizeof(line), "%s fserrd: %s", stamp, what);
 	va_start(ap, what);
-	while ((key = va_arg(ap, const char *)) && used < sizeof(line) - 8) {
-		val = va_arg(ap, const char *);
-		if (!val)
-			val = "";
-		used += snprintf(line + used, sizeof(line) - used, " %s=", key);
-		if (!needs_quotes(val)) {
-			used += snprintf(line + used, sizeof(line) - used, "%s", val);
-			continue;
-		}
-		line[used++] = '"';
-		for (; *val && used < sizeof(line) - 8; val++) {
-			unsigned char c = *val;
-
-			if (c == '"' || c == '\\')
-				used += sprintf(line + used, "\\%c", c);
-			else if (c == '\n')
-				used += sprintf(line + used, "\\n");
-			else if (c < 0x20 || c == 0x7f)
-				used += sprintf(line + used, "\\x%02x", c);
-			else
-				line[used++] = c;
-		}
-		line[used++] = '"';
-		line[used] = '\0';
-	}
+	fserr_logline_format(line, sizeof(line), stamp, what, ap);
 	va_end(ap);
 	fprintf(stderr, "%s\n", line);
 }
@@ -502,13 +465,18 @@ static int open_uevent(void)
 /* Drain the uevent socket; true if a rescan is due. */
 static bool read_uevents(int fd, const char **why)
 {
-	char buf[FSERR_UEVENT_MAX + 1];
+	static unsigned long ignored;
+	char buf[FSERR_UEVENT_MAX + 1], num[32], pid[16];
+	struct sockaddr_nl from;
 	struct fserr_uevent ev;
+	socklen_t fromlen;
 	bool due = false;
 	ssize_t n;
 
 	for (;;) {
-		n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		fromlen = sizeof(from);
+		n = recvfrom(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &fromlen);
 		if (n < 0 && errno == ENOBUFS) {
 			/* Some were lost: trust only a full rescan. */
 			*why = "uevents-lost";
@@ -517,6 +485,20 @@ static bool read_uevents(int fd, const char **why)
 		}
 		if (n < 0)
 			break;
+		/*
+		 * Only the kernel (port id 0) sends uevents; a process with
+		 * CAP_NET_ADMIN can send to the group too. Said once, then
+		 * every 1000th time.
+		 */
+		if (fromlen != sizeof(from) || from.nl_pid != 0) {
+			if (ignored++ % 1000 == 0) {
+				snprintf(pid, sizeof(pid), "%u", from.nl_pid);
+				snprintf(num, sizeof(num), "%lu", ignored);
+				fserrd_log("uevent-ignored", "sender", pid,
+					   "why", "not from the kernel", "count", num, NULL);
+			}
+			continue;
+		}
 		if (n > 0 && fserr_uevent_parse(buf, n, &ev) == 0) {
 			if (!due)
 				*why = "uevent";

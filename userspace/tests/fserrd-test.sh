@@ -65,7 +65,7 @@ stop() {
 	return $rc
 }
 
-tap_plan 24
+tap_plan 25
 : >"$work/conf"
 man=$(dirname "$0")/../man/fserrd.8
 check "--help and fserrd.8 name the same options" bash -c \
@@ -146,6 +146,30 @@ printf 'default remount-ro\n' >"$work/conf"
 kill -HUP "$daemon"
 check "SIGHUP with a good file: reloaded" wait_for "$work/log7" 'reloaded default=remount-ro'
 stop
+
+# A uevent from a process, not from the kernel (sender port id not 0), is
+# not believed. In a network namespace of its own, so that nothing leaves
+# it: fserrd listens on the uevent channel alone and a forged fserr uevent
+# is sent to it from userspace.
+printf 'default log\n' >"$work/conf"
+if unshare --net true 2>/dev/null && command -v nsenter >/dev/null; then
+	unshare --net -- "$fserrd" --sysfs "$work/sys" --state "$work/state9" --config "$work/conf" \
+		--verbose --channels uevent 2>"$work/log9" &
+	daemon=$!
+	wait_for "$work/log9" ' rescan why=start' >/dev/null
+	nsenter --net="/proc/$daemon/ns/net" /usr/bin/python3 -c '
+import socket
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)
+s.bind((0, 0))
+s.sendto(b"change@/fs/fat/sdz1\0ACTION=change\0DEVPATH=/fs/fat/sdz1\0SUBSYSTEM=fserr\0"
+         b"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=sdz1\0FS_DEV=4000:7\0FS_ERRNO=117\0SEQNUM=1\0", (0, 1))'
+	check "a forged uevent (not from the kernel) is ignored, and said so" bash -c \
+		"$(declare -f wait_for); wait_for '$work/log9' ' uevent-ignored sender=[1-9][0-9]* ' &&
+		 sleep 0.5 && ! grep -q ' rescan why=uevent' '$work/log9' || { cat '$work/log9'; exit 1; }"
+	stop
+else
+	skip "a forged uevent (not from the kernel) is ignored" "no unshare --net here"
+fi
 
 # a damaged state file is moved aside and reported, not trusted
 printf 'fserrd-state 1\nhandled banana\n' >"$work/state"
