@@ -472,10 +472,13 @@ static bool read_uevents(int fd, const char **why)
 	socklen_t fromlen;
 	bool due = false;
 	ssize_t n;
+	int i;
 
-	for (;;) {
+	/* At most 256 per wake-up: a flood must not starve the other channels. */
+	for (i = 0; i < 256; i++) {
+		memset(&from, 0, sizeof(from));
 		fromlen = sizeof(from);
-		n = recvfrom(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT,
+		n = recvfrom(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT | MSG_TRUNC,
 			     (struct sockaddr *)&from, &fromlen);
 		if (n < 0 && errno == ENOBUFS) {
 			/* Some were lost: trust only a full rescan. */
@@ -486,11 +489,15 @@ static bool read_uevents(int fd, const char **why)
 		if (n < 0)
 			break;
 		/*
-		 * Only the kernel (port id 0) sends uevents; a process with
-		 * CAP_NET_ADMIN can send to the group too. Said once, then
-		 * every 1000th time.
+		 * Port id 0 is the kernel, or a process with CAP_SYS_ADMIN
+		 * over the network namespace writing through the kernel's
+		 * uevent socket; a process with CAP_NET_ADMIN can send to the
+		 * group from its own port. Believe only port id 0, and even
+		 * then a uevent only asks for a rescan: the state fserrd acts
+		 * on is read from sysfs. Said once, then every 1000th time.
 		 */
-		if (fromlen != sizeof(from) || from.nl_pid != 0) {
+		if (fromlen != sizeof(from) || from.nl_family != AF_NETLINK ||
+		    from.nl_pid != 0) {
 			if (ignored++ % 1000 == 0) {
 				snprintf(pid, sizeof(pid), "%u", from.nl_pid);
 				snprintf(num, sizeof(num), "%lu", ignored);
@@ -499,7 +506,9 @@ static bool read_uevents(int fd, const char **why)
 			}
 			continue;
 		}
-		if (n > 0 && fserr_uevent_parse(buf, n, &ev) == 0) {
+		/* (longer than the kernel's limit: cut by recvfrom, not ours) */
+		if (n > 0 && (size_t)n <= sizeof(buf) - 1 &&
+		    fserr_uevent_parse(buf, n, &ev) == 0) {
 			if (!due)
 				*why = "uevent";
 			due = true;

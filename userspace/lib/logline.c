@@ -11,7 +11,7 @@ static bool needs_quotes(const char *s)
 		return true;
 	for (; *s; s++)
 		if (*s == ' ' || *s == '"' || *s == '\\' || *s == '=' ||
-		    (unsigned char)*s < 0x20 || *s == 0x7f)
+		    (unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
 			return true;
 	return false;
 }
@@ -43,7 +43,23 @@ static bool puts_(struct line *l, const char *s)
 	return put(l, s, strlen(s));
 }
 
-/* One character of a quoted value, escaped. */
+/* " KEY=", whole or not at all */
+static bool put_key(struct line *l, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (l->full || n + 2 > l->size - RESERVE - l->used) {
+		l->full = true;
+		return false;
+	}
+	return put(l, " ", 1) && put(l, key, n) && put(l, "=", 1);
+}
+
+/*
+ * One character of a quoted value, escaped: quote, backslash, newline,
+ * other control characters and every byte from 0x7f up (so that no
+ * invalid UTF-8, C1 control or bidi override reaches the journal raw).
+ */
 static bool put_escaped(struct line *l, unsigned char c)
 {
 	char esc[8];
@@ -52,7 +68,7 @@ static bool put_escaped(struct line *l, unsigned char c)
 		snprintf(esc, sizeof(esc), "\\%c", c);
 	else if (c == '\n')
 		snprintf(esc, sizeof(esc), "\\n");
-	else if (c < 0x20 || c == 0x7f)
+	else if (c < 0x20 || c >= 0x7f)
 		snprintf(esc, sizeof(esc), "\\x%02x", c);
 	else
 		snprintf(esc, sizeof(esc), "%c", c);
@@ -81,7 +97,7 @@ size_t fserr_logline_format(char *buf, size_t size, const char *stamp,
 		val = va_arg(ap, const char *);
 		if (!val)
 			val = "";
-		if (!puts_(&l, " ") || !puts_(&l, key) || !puts_(&l, "="))
+		if (!put_key(&l, key))
 			break;
 		if (!needs_quotes(val)) {
 			for (; *val && put(&l, val, 1); val++)

@@ -2,8 +2,9 @@
 /*
  * fserrd's log line: "STAMP fserrd: WHAT key=value key="quoted value" ...",
  * one line per event, values quoted and escaped when they hold a space, a
- * quote, a backslash, '=' or a control character, so that a mount point or
- * a label can never start a new line or a new key.
+ * quote, a backslash, '=', a control character or a byte from 0x7f up, so
+ * that a mount point or a label can never start a new line or a new key.
+ * WHAT and the keys are not escaped: callers pass literals.
  */
 #ifndef FSERR_LOGLINE_H
 #define FSERR_LOGLINE_H

@@ -152,23 +152,26 @@ stop
 # it: fserrd listens on the uevent channel alone and a forged fserr uevent
 # is sent to it from userspace.
 printf 'default log\n' >"$work/conf"
-if unshare --net true 2>/dev/null && command -v nsenter >/dev/null; then
+if unshare --net true 2>/dev/null && command -v nsenter >/dev/null &&
+   command -v python3 >/dev/null; then
 	unshare --net -- "$fserrd" --sysfs "$work/sys" --state "$work/state9" --config "$work/conf" \
 		--verbose --channels uevent 2>"$work/log9" &
 	daemon=$!
-	wait_for "$work/log9" ' rescan why=start' >/dev/null
-	nsenter --net="/proc/$daemon/ns/net" /usr/bin/python3 -c '
+	started=$(wait_for "$work/log9" ' rescan why=start')
+	nsenter --net="/proc/$daemon/ns/net" python3 -c '
 import socket
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)
 s.bind((0, 0))
 s.sendto(b"change@/fs/fat/sdz1\0ACTION=change\0DEVPATH=/fs/fat/sdz1\0SUBSYSTEM=fserr\0"
          b"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=sdz1\0FS_DEV=4000:7\0FS_ERRNO=117\0SEQNUM=1\0", (0, 1))'
+	sent=$?
 	check "a forged uevent (not from the kernel) is ignored, and said so" bash -c \
-		"$(declare -f wait_for); wait_for '$work/log9' ' uevent-ignored sender=[1-9][0-9]* ' &&
+		"[ -z '$started' ] || { echo '$started'; exit 1; }; [ $sent = 0 ] || { echo 'sending failed'; exit 1; }
+		 $(declare -f wait_for); wait_for '$work/log9' ' uevent-ignored sender=[1-9][0-9]* ' &&
 		 sleep 0.5 && ! grep -q ' rescan why=uevent' '$work/log9' || { cat '$work/log9'; exit 1; }"
 	stop
 else
-	skip "a forged uevent (not from the kernel) is ignored" "no unshare --net here"
+	skip "a forged uevent (not from the kernel) is ignored" "no unshare --net, nsenter or python3 here"
 fi
 
 # a damaged state file is moved aside and reported, not trusted

@@ -12,6 +12,9 @@
 #include "lib/logline.h"
 
 static size_t fmt(char *buf, size_t size, const char *what, ...)
+	__attribute__((sentinel));
+
+static size_t fmt(char *buf, size_t size, const char *what, ...)
 {
 	va_list ap;
 	size_t n;
@@ -73,26 +76,64 @@ TEST(long_value_then_key)
 	}
 }
 
-/* The same with a quoted value full of escapes, at every buffer size. */
-TEST(every_size)
+/*
+ * At every buffer size from 0 (exact-size heap buffers: ASan sees one byte
+ * past the end), with a long value full of escapes, then with a short
+ * quoted value whose closing quote may be the piece that does not fit: the
+ * line stays inside, is terminated and balanced, and a line that differs
+ * from the uncut one says that it was cut.
+ */
+static void every_size(struct __test_metadata *_metadata, const char *val)
 {
-	static char val[600];
-	char *buf;
-	size_t size, n, i;
+	char full[FSERR_LOGLINE_MAX], *buf;
+	size_t size, n;
 
-	for (i = 0; i < sizeof(val) - 1; i++)
-		val[i] = "ab \"\\\n\x01="[i % 8];
-	for (size = 48; size <= 700; size++) {
-		buf = malloc(size);	/* exact size: ASan sees one byte past it */
-		ASSERT_NE(NULL, buf);
+	fmt(full, sizeof(full), "exec", "program", val, "status", "exit 1", NULL);
+	for (size = 0; size <= strlen(full) + 40; size++) {
+		buf = size ? malloc(size) : NULL;
+		ASSERT_TRUE(!size || buf);
 		n = fmt(buf, size, "exec", "program", val, "status", "exit 1", NULL);
+		if (!size) {
+			EXPECT_EQ(0, n);
+			continue;
+		}
 		EXPECT_EQ(strlen(buf), n);
 		EXPECT_LT(n, size);
 		EXPECT_TRUE(balanced(buf)) {
 			TH_LOG("size %zu: %s", size, buf);
 		}
+		if (strcmp(buf, full) && size >= 17)
+			EXPECT_NE(NULL, strstr(buf, " truncated=yes")) {
+				TH_LOG("size %zu: cut without saying so: %s", size, buf);
+			}
 		free(buf);
 	}
+}
+
+TEST(every_size_long_escaped_value)
+{
+	static char val[600];
+	size_t i;
+
+	for (i = 0; i < sizeof(val) - 1; i++)
+		val[i] = "ab \"\\\n\x01="[i % 8];
+	every_size(_metadata, val);
+}
+
+TEST(every_size_short_quoted_value)
+{
+	every_size(_metadata, "a b");
+	every_size(_metadata, "caf\xc3\xa9 \xe2\x80\xae");
+}
+
+/* Bytes from 0x7f up are escaped: no raw UTF-8, C1 control or bidi override. */
+TEST(high_bytes_escaped)
+{
+	char buf[256];
+
+	fmt(buf, sizeof(buf), "fault", "mountpoints", "/media/caf\xc3\xa9\xe2\x80\xae", NULL);
+	EXPECT_STREQ("2026-12-04T00:00:00Z fserrd: fault "
+		     "mountpoints=\"/media/caf\\xc3\\xa9\\xe2\\x80\\xae\"", buf);
 }
 
 TEST_HARNESS_MAIN
