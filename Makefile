@@ -55,6 +55,8 @@ $(HOST_BIN)/fscorrupt: tests/fscorrupt/fscorrupt.c | deps
 images: deps
 	@./tests/mkimages.sh
 
+# (+: these scripts run make and share the job server; it also runs them
+# under make -n)
 initramfs: kernel-tree images
 	@+./tests/mkinitramfs.sh $(GUEST_INITRD)
 

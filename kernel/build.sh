@@ -25,6 +25,8 @@ command -v aarch64-linux-gnu-gcc >/dev/null ||
 
 # A kernel build runs its own -j<nproc> even when started by make -j (make
 # check builds both kernels side by side): not the caller's job server.
+# (This also keeps the caller's command-line variables, such as V=1, from
+# reaching Kbuild.)
 unset MAKEFLAGS MFLAGS MAKELEVEL
 kmake() {
 	make -s -C "$tree" O="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
@@ -82,11 +84,11 @@ status=0
 wait "$build" || status=$?
 kill "$ticker" 2>/dev/null
 wait "$ticker" 2>/dev/null || true
-[ "$status" -eq 0 ] || die "the kernel build failed (messages above)"
+[ "$status" -eq 0 ] || die "the $(basename "$out") kernel build failed (messages above)"
 # With modules (the debug kernel, for tests/planted/): Module.symvers, which
 # an out-of-tree module is built against.
 if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
-	kmake -j"$(nproc)" modules || die "the modules build failed (messages above)"
+	kmake -j"$(nproc)" modules || die "the $(basename "$out") modules build failed (messages above)"
 fi
 say "built in $(( $(date +%s) - start )) s: $out/arch/arm64/boot/Image"
 echo "$stamp" >"$out/.fserr-stamp"

@@ -16,9 +16,17 @@ trap 'rm -rf "$scratch"' EXIT
 git clone -q "$top" "$scratch/clone"
 echo "fresh-clone: $(git -C "$scratch/clone" rev-parse --short HEAD) in $scratch/clone, empty ccache"
 start=$(date +%s)
-status=0
-CCACHE_DIR=$scratch/ccache make -C "$scratch/clone" "$target" || status=$?
+set +e
+CCACHE_DIR=$scratch/ccache make -C "$scratch/clone" "$target" 2>&1 | tee "$scratch/make.log"
+status=${PIPESTATUS[0]}
+set -e
 total=$(( $(date +%s) - start ))
 echo "fresh-clone: make $target took $total s, status $status"
-"$top/tests/report.py" --save "$scratch/clone/build/run" --as fresh-clone --total-seconds "$total"
+# The kernels' build times, as kernel/build.sh said them ("kernel: built in
+# N s: .../obj-debug/arch/..."): the part of the total that depends most on
+# the machine's speed that day.
+builds=$(sed -n 's|^kernel: built in \([0-9]*\) s: .*/\(obj[^/]*\)/arch/.*|\2 \1 s|p' "$scratch/make.log" |
+	paste -sd, - | sed 's/,/, /g')
+"$top/tests/report.py" --save "$scratch/clone/build/run" --as fresh-clone --total-seconds "$total" \
+	${builds:+--kernel-builds "$builds, side by side"}
 exit "$status"

@@ -59,6 +59,8 @@ def stamp(name, info):
     total = info.get("total_seconds")
     took = mins(total) if total else mins(info["seconds"])
     extra = f" (the tests {mins(info['seconds'])} of it)" if total else ""
+    if info.get("kernel_builds"):
+        extra += f" (kernel builds: {info['kernel_builds']})"
     return (f"{WHAT.get(name, name)}: **{took}**{extra}, {counts(info)}; "
             f"commit {info['commit']}, {info['date']}, kernels {info['kernels']}, "
             f"{info['jobs']} guests at a time; {info['machine']}")
@@ -145,6 +147,8 @@ def main():
     ap.add_argument("--as", dest="name")
     ap.add_argument("--allow-dirty", action="store_true",
                     help="save a run of a tree with uncommitted changes (its commit says so)")
+    ap.add_argument("--kernel-builds", metavar="TEXT",
+                    help="how long the kernels took to build, as kernel/build.sh said")
     ap.add_argument("--total-seconds", type=int,
                     help="the whole command's wall time, builds included (fresh-clone runs)")
     a = ap.parse_args()
@@ -178,6 +182,9 @@ def main():
         if a.total_seconds:
             with open(dst / "run.info", "a") as f:
                 f.write(f"total_seconds={a.total_seconds}\n")
+        if a.kernel_builds:
+            with open(dst / "run.info", "a") as f:
+                f.write(f"kernel_builds={a.kernel_builds}\n")
         print(f"report.py: saved {src} as {dst.relative_to(TOP)}")
     rewrite(TOP / "README.md", readme_block())
     rewrite(TOP / "docs" / "reliability.md", reliability_block())

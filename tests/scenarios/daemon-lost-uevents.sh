@@ -18,10 +18,10 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 }
 
 # uevent_drops PID: messages the kernel dropped on PID's uevent socket
-# (NETLINK_KOBJECT_UEVENT is protocol 15; the port id of a process's first
-# netlink socket is its pid)
+# (NETLINK_KOBJECT_UEVENT is protocol 15; the kernel gives a process's
+# first socket of a protocol its pid as port id); -1 if there is none
 uevent_drops() {
-	awk -v pid="$1" '$2 == 15 && $3 == pid { print $9; found = 1 }
+	awk -v pid="$1" '$2 == 15 && $3 == pid && !found { print $9; found = 1 }
 		END { if (!found) print -1 }' /proc/net/netlink
 }
 
@@ -52,7 +52,8 @@ guest() {
 		done
 		i=$((i + 50))
 	done
-	t "the flood overran fserrd's uevent socket ($i uevents)" \
+	echo "# $i uevents; drops on fserrd's socket: $(uevent_drops "$fserrd_pid") (-1: no such socket)"
+	t "the flood overran fserrd's uevent socket" \
 		test "$(uevent_drops "$fserrd_pid")" -gt 0
 	j=0
 	while [ $j -lt 50 ]; do
