@@ -185,13 +185,14 @@ commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null)$(
 echo "== tier $tier, kernels ${kernels[*]}, $slots jobs at a time"
 
 # The jobs: every (kernel, scenario) pair, the slowest first, so that the
-# two slots stay busy to the end: by the time each took in the last run
-# (times.tsv), else by a guess (debug kernel, long timeout, two CPUs).
+# two slots stay busy to the end: by the time each took in the last run of
+# the same tier (times-TIER.tsv), else by a guess (debug kernel, long
+# timeout, two CPUs).
 declare -A last_secs=()
-if [ -f "$times" ]; then
+if [ -f "$runs/times-$tier.tsv" ]; then
 	while IFS=$'\t' read -r k s secs _; do
 		[[ $secs =~ ^[0-9]+$ ]] && last_secs[$k/$s]=$secs
-	done <"$times"
+	done <"$runs/times-$tier.tsv"
 fi
 : >"$all_results"
 printf 'kernel\tscenario\tseconds\tpassed\tfailed\tskipped\n' >"$times"
@@ -223,10 +224,23 @@ done
 mapfile -t jobs_list < <(printf '%s\n' "${jobs_list[@]}" | sort -rn -k1,1 -s)
 
 start_job 1 host host "host tests" "$runs/host" run_host_tests
-for j in "${jobs_list[@]}"; do
-	read -r _ k s smp <<<"$j"
-	start_job "$smp" "$k" "$s" "scenario $s on the $k kernel" "$runs/$k/$s" \
-		run_scenario "$top/tests/scenarios/$s.sh" "$k"
+# The first job in the list that fits the free slots starts: a two-CPU job
+# that must wait for both slots does not keep the other slot idle while a
+# long job runs (it starts when the one-slot jobs are done).
+pending=("${jobs_list[@]}")
+while [ ${#pending[@]} -gt 0 ]; do
+	started=false
+	for i in "${!pending[@]}"; do
+		read -r _ k s smp <<<"${pending[$i]}"
+		[ "$smp" -le "$slots" ] || smp=$slots
+		[ $((running + smp)) -le "$slots" ] || continue
+		start_job "$smp" "$k" "$s" "scenario $s on the $k kernel" "$runs/$k/$s" \
+			run_scenario "$top/tests/scenarios/$s.sh" "$k"
+		unset "pending[$i]"
+		started=true
+		break
+	done
+	$started || wait_one
 done
 while [ "$running" -gt 0 ]; do
 	wait_one
@@ -255,6 +269,8 @@ done
 passed=$(grep -c '^PASS ' "$all_results")
 failed=$(grep -c '^FAIL ' "$all_results")
 skipped=$(grep -c '^SKIP ' "$all_results")
+# The next run of this tier orders its jobs by these times.
+cp "$times" "$runs/times-$tier.tsv"
 # What tests/report.sh needs to say which run its figures come from.
 {
 	echo "date=$(date -u -d "@$started" '+%Y-%m-%d %H:%M UTC')"
