@@ -229,7 +229,7 @@ start_job 1 host host "host tests" "$runs/host" run_host_tests
 # long job runs (it starts when the one-slot jobs are done).
 pending=("${jobs_list[@]}")
 while [ ${#pending[@]} -gt 0 ]; do
-	started=false
+	launched=false
 	for i in "${!pending[@]}"; do
 		read -r _ k s smp <<<"${pending[$i]}"
 		[ "$smp" -le "$slots" ] || smp=$slots
@@ -237,10 +237,10 @@ while [ ${#pending[@]} -gt 0 ]; do
 		start_job "$smp" "$k" "$s" "scenario $s on the $k kernel" "$runs/$k/$s" \
 			run_scenario "$top/tests/scenarios/$s.sh" "$k"
 		unset "pending[$i]"
-		started=true
+		launched=true
 		break
 	done
-	$started || wait_one
+	$launched || wait_one
 done
 while [ "$running" -gt 0 ]; do
 	wait_one
