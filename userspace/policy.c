@@ -378,6 +378,14 @@ static void finish_repair(struct fserrd *d, dev_t dev, int failed, const char *h
 			   "dev", devno, "how", how,
 			   "mounted", d->state.fsck_failed ? "read-only" : "as-before",
 			   "fs_fault", num(buf, sizeof(buf), fresh.fault), NULL);
+		/*
+		 * A filesystem that records its errors on disk (ext2) reports
+		 * the record again at this mount when fsck could not clear it:
+		 * that fault is the one just logged as repair-incomplete, not a
+		 * new one to repair again (which would loop).
+		 */
+		if (d->state.fsck_failed && fresh.fault)
+			fserr_state_set_handled(&d->state, fresh.ino, fresh.fault_count);
 	}
 	fserr_state_end_repair(&d->state);
 	fserrd_save_state(d);

@@ -140,6 +140,38 @@ static const char *mount_opts(bool notify)
 	return buf;
 }
 
+/* Whether the filesystem keeps a record of its errors on disk (ext2) */
+static bool records_errors(void)
+{
+	return !strcmp(env("FSERR_FSTYPE"), "ext2");
+}
+
+/*
+ * Remove ext2's on-disk record of an error (EXT2_ERROR_FS in s_state, at
+ * byte 58 of the superblock at 1024), as e2fsck does after a repair, but
+ * keep the damage: each test starts from a volume that mounts clean.
+ * Returns 0 or -errno.
+ */
+static int forget_error_record(void)
+{
+	const off_t state = 1024 + 58;
+	unsigned char s[2];
+	int fd, ret = 0;
+
+	if (!records_errors())
+		return 0;
+	fd = open(env("FSERR_DEV"), O_RDWR);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, s, 2, state) != 2)
+		ret = -EIO;
+	s[0] &= ~0x02;		/* EXT2_ERROR_FS */
+	if (!ret && (pwrite(fd, s, 2, state) != 2 || fsync(fd)))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
 static int do_mount(bool notify)
 {
 	return mount(env("FSERR_DEV"), MNT, env("FSERR_FSTYPE"), 0,
@@ -256,6 +288,7 @@ FIXTURE_SETUP(fs)
 {
 	/* A test killed by its timeout leaves its mount behind. */
 	umount2(MNT, MNT_DETACH);
+	ASSERT_EQ(0, forget_error_record());
 	self->uevents = uevent_open();
 	ASSERT_LE(0, self->uevents);
 	ASSERT_EQ(0, do_mount(true)) {
@@ -563,8 +596,43 @@ TEST_F(fs, remount_keeps_fault_until_ro_to_rw)
 	EXPECT_EQ(1, read_attr("fs_fault"));
 	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT, mount_opts(true)));
 	EXPECT_FALSE(mounted_ro());
+	if (records_errors()) {
+		/* ext2 reports its unrepaired record again when it goes rw */
+		EXPECT_EQ(1, read_attr("fs_fault"));
+		EXPECT_EQ(3, read_attr("error_count"));
+	} else {
+		EXPECT_EQ(0, read_attr("fs_fault"));
+		EXPECT_EQ(2, read_attr("error_count"));
+	}
+}
+
+/*
+ * A volume whose on-disk state records an error that was not repaired
+ * (ext2's EXT2_ERROR_FS, written by the error itself) mounts with fs_fault
+ * 1, the error counted and announced, until the record is gone.  FAT keeps
+ * no such record and mounts clean.
+ */
+TEST_F(fs, error_record_at_mount)
+{
+	long long errno_want = atoll(env("FSERR_ERRNO"));
+	int records = records_errors();
+
+	ASSERT_EQ(1, trigger(1));
+	ASSERT_EQ(1, read_attr("fs_fault"));
+	ASSERT_EQ(0, umount(MNT));
+	ASSERT_EQ(0, do_mount(true));
+	EXPECT_EQ(records, read_attr("fs_fault"));
+	EXPECT_EQ(records, read_attr("error_count"));
+	EXPECT_EQ(records, read_attr("fault_count"));
+	EXPECT_EQ(records ? errno_want : 0, read_attr("first_errno"));
+	/* the error's uevent, then (a new superblock) the mount's */
+	EXPECT_EQ(1 + records, uevent_count(self->uevents, 1500, NULL, NULL));
+
+	ASSERT_EQ(0, umount(MNT));
+	ASSERT_EQ(0, forget_error_record());
+	ASSERT_EQ(0, do_mount(true));
 	EXPECT_EQ(0, read_attr("fs_fault"));
-	EXPECT_EQ(2, read_attr("error_count"));
+	EXPECT_EQ(0, read_attr("error_count"));
 }
 
 /* Unmounting removes the directory, also with a notification queued. */

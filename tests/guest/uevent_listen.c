@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uevent_listen: print the fserr uevents the kernel broadcasts, one line
- * each, until killed.  A stand-in for `udevadm monitor --kernel --property`
+ * uevent_listen [--ready FILE]: print the fserr uevents the kernel
+ * broadcasts, one line each, until killed.  With --ready, FILE is created
+ * once the socket is bound: a uevent sent before that is never seen, so a
+ * test that starts the listener in the background waits for FILE.  A stand-in for `udevadm monitor --kernel --property`
  * in the busybox guest, used by the demo.
  *
  * The netlink message is "ACTION@DEVPATH" followed by NUL-terminated
@@ -10,13 +12,14 @@
  */
 #define _GNU_SOURCE
 #include <err.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1 };
 	int size = 2 * 1024 * 1024, fd, n, i;
@@ -28,6 +31,15 @@ int main(void)
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)))
 		err(1, "bind to the uevent group");
+	if (argc == 3 && !strcmp(argv[1], "--ready")) {
+		int ready = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (ready < 0)
+			err(1, "create %s", argv[2]);
+		close(ready);
+	} else if (argc != 1) {
+		errx(2, "usage: uevent_listen [--ready FILE]");
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (;;) {
 		n = recv(fd, buf, sizeof(buf) - 1, 0);

@@ -150,6 +150,34 @@ run_tap() {
 # run_channels LABEL DEV FSTYPE FAMILY VICTIM TRIGGER ERRNO [OPTS]
 # Runs the channel tests against one filesystem of the card; the storm test
 # causes $FSERR_STORM errors (default 10000).
+# uevent_listener FILE: uevent_listen in the background, appending to FILE;
+# returns once its socket is bound (a uevent sent before is never seen),
+# with its pid in $listener.
+uevent_listener() {
+	rm -f /tmp/uevent_listen.ready
+	uevent_listen --ready /tmp/uevent_listen.ready >>"$1" &
+	listener=$!
+	local i=0
+	while [ ! -e /tmp/uevent_listen.ready ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ -e /tmp/uevent_listen.ready ] || echo "# uevent_listen did not start within 5 s"
+}
+
+# ext2_forget_errors DEV: remove ext2's on-disk record of an error
+# (EXT2_ERROR_FS, bit 2 of s_state, byte 1082 of the volume) as e2fsck
+# does after a repair, but keep the damage: the next mount starts with
+# fs_fault 0 instead of reporting the record.
+ext2_forget_errors() {
+	local state
+	state=$(dd if="$1" bs=1 skip=1082 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
+	[ -n "$state" ] || { echo "# ext2_forget_errors: cannot read $1"; return 1; }
+	# shellcheck disable=SC2059 # (the format is the byte)
+	printf "\\$(printf %03o $((state & ~2)))" |
+		dd of="$1" bs=1 seek=1082 count=1 conv=notrunc 2>/dev/null && sync
+}
+
 run_channels() {
 	run_tap "$1" env FSERR_DEV="$2" FSERR_FSTYPE="$3" FSERR_FAMILY="$4" FSERR_VICTIM="$5" \
 		FSERR_TRIGGER="$6" FSERR_ERRNO="$7" FSERR_OPTS="${8:-}" \

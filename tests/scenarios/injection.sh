@@ -34,9 +34,8 @@ guest() {
 	mkdir -p "$fat_mnt" "$ext2_mnt"
 	printf 'default log\nmatch mountpoint /mnt2 exec /bin/touch /tmp/forged\n' >/tmp/fserrd.conf
 	fserrd_start --config /tmp/fserrd.conf
-	uevent_listen >/tmp/uevents &
-	listener=$!
-	settle 0.5
+	: >/tmp/uevents
+	uevent_listener /tmp/uevents
 	mount -t vfat -o notify /dev/mmcblk0p1 "$fat_mnt"
 	mount -t ext2 -o notify /dev/mmcblk0p2 "$ext2_mnt"
 	cat "$fat_mnt/DATA.BIN" >/dev/null 2>&1
