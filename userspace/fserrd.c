@@ -419,7 +419,6 @@ static void rescan(struct daemon *dm, const char *why)
 	struct libmnt_table *tb = fserr_mounts_load(NULL);
 	struct scan s = { 0 };
 	size_t i, before = dm->d.state.nr_handled;
-	bool acted = false;
 	int err;
 
 	if (verbose)
@@ -429,22 +428,19 @@ static void rescan(struct daemon *dm, const char *why)
 	err = fserr_fs_scan(dm->d.sysfs_fs, collect, &s);
 	if (err < 0 && err != -1)
 		fserrd_log("sysfs-unreadable", "dir", dm->d.sysfs_fs, "error", strerror(-err), NULL);
+	/*
+	 * Forget the faults of directories that are gone, from a scan that
+	 * did not fail, and before acting: the snapshot describes the system
+	 * now, and an action may unmount, mount again and mark the fault of
+	 * the new directory as handled (a repair fsck could not finish),
+	 * which a prune after it would forget at once.
+	 */
+	if (!err)
+		fserr_state_keep_handled(&dm->d.state, in_scan, &s);
 	for (i = 0; i < s.nr; i++)
 		if (s.fs[i].fault &&
-		    !fserr_state_is_handled(&dm->d.state, s.fs[i].ino, s.fs[i].fault_count)) {
+		    !fserr_state_is_handled(&dm->d.state, s.fs[i].ino, s.fs[i].fault_count))
 			handle(dm, tb, &s.fs[i]);
-			acted = true;
-		}
-	/*
-	 * Forget the faults of directories that are gone, but only from a
-	 * complete scan that still describes the system: an action may have
-	 * unmounted and mounted again, and marked the fault of the new
-	 * directory as handled (a repair fsck could not finish), which this
-	 * scan cannot know of. The next rescan, which the action's own
-	 * mounts trigger, prunes instead.
-	 */
-	if (!err && !acted)
-		fserr_state_keep_handled(&dm->d.state, in_scan, &s);
 	if (dm->d.state.nr_handled != before)
 		fserrd_save_state(&dm->d);
 	update_watches(dm, &s, tb);

@@ -360,17 +360,37 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 	d->state.fsck_failed = !outcome;
 }
 
+/*
+ * A filesystem that records its errors on disk (ext2) reports the record
+ * again when it is mounted after an fsck that could not clear it: that
+ * fault is the one the repair just gave up on, not a new one to repair
+ * again (which would loop until the repair limit). It is marked handled,
+ * and said so.
+ */
+static void accept_fault(struct fserrd *d, const struct fserr_fs *fresh)
+{
+	char ino[32], faults[32], devno[32];
+
+	fserr_state_set_handled(&d->state, fresh->ino, fresh->fault_count);
+	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(fresh->dev));
+	fserrd_log("fault-accepted", "dev", devno,
+		   "ino", num(ino, sizeof(ino), fresh->ino),
+		   "fault_count", num(faults, sizeof(faults), fresh->fault_count),
+		   "why", "repair-incomplete", NULL);
+}
+
 /* After the mounts are back: log the result, end the repair. */
 static void finish_repair(struct fserrd *d, dev_t dev, int failed, const char *how)
 {
 	struct fserr_fs fresh;
 	char buf[32], devno[32];
+	bool live = live_superblock(d, dev, &fresh);
 
 	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(dev));
 	if (failed) {
 		fserrd_log("repair-failed", "dev", devno, "how", how, "why",
 			   "the filesystem could not be mounted again; see the lines above", NULL);
-	} else if (!live_superblock(d, dev, &fresh)) {
+	} else if (!live) {
 		fserrd_log("repair-failed", "dev", devno, "how", how, "why",
 			   "no fserr state after mounting again", NULL);
 	} else {
@@ -378,15 +398,10 @@ static void finish_repair(struct fserrd *d, dev_t dev, int failed, const char *h
 			   "dev", devno, "how", how,
 			   "mounted", d->state.fsck_failed ? "read-only" : "as-before",
 			   "fs_fault", num(buf, sizeof(buf), fresh.fault), NULL);
-		/*
-		 * A filesystem that records its errors on disk (ext2) reports
-		 * the record again at this mount when fsck could not clear it:
-		 * that fault is the one just logged as repair-incomplete, not a
-		 * new one to repair again (which would loop).
-		 */
-		if (d->state.fsck_failed && fresh.fault)
-			fserr_state_set_handled(&d->state, fresh.ino, fresh.fault_count);
 	}
+	/* (also when only some mounts came back) */
+	if (live && d->state.fsck_failed && fresh.fault)
+		accept_fault(d, &fresh);
 	fserr_state_end_repair(&d->state);
 	fserrd_save_state(d);
 }
@@ -607,6 +622,14 @@ void fserrd_resume(struct fserrd *d)
 	}
 	fserrd_log("repair-resume", "dev", devno, "step", fserr_step_name(st->step),
 		   "device", primary->source, "mountpoint", primary->target, NULL);
+	if (st->step == FSERR_STEP_MOUNT && live_superblock(d, dev, &live)) {
+		/*
+		 * fsck ran and the filesystem is mounted again: killed while
+		 * the mounts came back. Mount the rest and finish.
+		 */
+		finish_repair(d, dev, mount_all(st, dev), "resumed-repair");
+		return;
+	}
 	if (live_superblock(d, dev, &live)) {
 		/*
 		 * Not every mount came down (or it was mounted again): mount

@@ -30,7 +30,7 @@ CONF
 	mount --bind /mnt/DIR1 /mnt2
 	fserrd_start -c /tmp/fserrd.conf
 
-	tap_begin daemon-repair 30
+	tap_begin daemon-repair 32
 	damage /dev/mmcblk0p1 fat-dirent-bad-start DATA.BIN
 	cat /mnt/DATA.BIN >/dev/null 2>&1
 	t "the fault is logged once, with both mount points" wait_log \
@@ -113,9 +113,16 @@ CONF
 		' repair-incomplete dev=179:2 how=repair mounted=read-only fs_fault=1$'
 	t "/mnt3 is mounted read-only" mounted_ro /mnt3
 	t "its untouched files still verify" untouched_files_intact /mnt3 'DATA.BIN'
+	t "that fault is accepted, and said so" wait_log \
+		' fault-accepted dev=179:2 ino=[0-9]* fault_count=1 why=repair-incomplete$'
 	# (a second repair would start within milliseconds of that mount)
 	settle 2
 	t "that fault is not repaired again (one e2fsck)" expect_eq 1 \
+		"$(grep -c 'fsck-start command="e2fsck' /tmp/fserrd.log)"
+	fserrd_stop
+	fserrd_start -c /tmp/fserrd.conf
+	settle 1
+	t "... nor after a restart" expect_eq 1 \
 		"$(grep -c 'fsck-start command="e2fsck' /tmp/fserrd.log)"
 	fserrd_stop
 	# A fault is (sysfs directory inode, fault_count). A remount-ro clears
