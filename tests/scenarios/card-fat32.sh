@@ -6,7 +6,7 @@
 # the two superblocks.
 # Sizes (sized in guest.sh): the FAT storm is 100,000 errors; in the quick
 # tier on the debug kernel 10,000. The plans are the same either way.
-STREAMS=5	# TAP streams (plans) the guest prints; run.sh checks the count
+STREAMS=6	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
 prepare() { # CARD-IMAGE RUN-DIR (on the host)
@@ -68,7 +68,16 @@ global_cap() {
 	tap_end
 }
 
+# The KUnit suite ran at boot: it must leave nothing behind in sysfs.
+kunit_leftovers() {
+	tap_begin kunit-leftovers 1
+	t "no /sys/fs/fserr-kunit* after the KUnit suite" sh -c \
+		'! ls -d /sys/fs/fserr-kunit* 2>/dev/null'
+	tap_end
+}
+
 guest() {
+	kunit_leftovers
 	fserr_lift_global_cap
 	# 100,000 errors on one mount: still one uevent, counters exact.
 	FSERR_STORM=$(sized 100000 10000)
