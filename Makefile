@@ -5,6 +5,8 @@
 #   make check   the test suite (tier quick: the heavy scenarios scaled down
 #                on the debug kernel); ends with "quick: N passed, N failed, N skipped"
 #   make check-full  the same at full size on both kernels
+#   make bench   the benchmarks (tests/bench/) on the plain kernel, saved in
+#                docs/runs/bench/ and written into docs/benchmarks.md
 #
 # Every target installs what it needs first (make deps, as root).
 
@@ -19,7 +21,7 @@ HOST_CC   := gcc
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror
 
 .PHONY: all deps kernel-tree kernel kernel-debug patches initramfs initramfs-debug images host-tools \
-	userspace boot check check-full demo install clean distclean
+	userspace boot check check-full bench demo install clean distclean
 
 all: kernel initramfs images
 
@@ -96,6 +98,16 @@ check:
 check-full:
 	@$(MAKE) --no-print-directory -j$(PREREQ_JOBS) $(CHECK_PREREQS)
 	@FSERR_TIER=full ./tests/run.sh $(SCENARIOS)
+
+# One guest at a time, on the plain kernel (the debug kernel's detectors
+# would be measured too), without the host tests. BENCH_ALLOW_DIRTY=1
+# saves a run of a tree with uncommitted changes.
+bench:
+	@$(MAKE) --no-print-directory -j3 kernel initramfs images host-tools
+	@rm -rf $(BUILD)/bench
+	@FSERR_RUNS=$(CURDIR)/$(BUILD)/bench FSERR_SCENARIO_DIR=$(CURDIR)/tests/bench FSERR_HOST_TESTS=no \
+		FSERR_KERNELS=plain FSERR_JOBS=1 FSERR_TIER=full ./tests/run.sh
+	@./tests/bench/report.py --save $(BUILD)/bench $(if $(BENCH_ALLOW_DIRTY),--allow-dirty)
 
 demo: kernel initramfs images host-tools
 	@./tests/demo.sh

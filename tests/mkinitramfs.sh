@@ -2,7 +2,7 @@
 # Make the guest's initramfs: busybox-static for arm64 from Debian's package,
 # the guest test programs and fscorrupt cross-compiled statically, fserrd
 # and fserrctl cross-compiled with their libraries, fsck.fat and e2fsck from
-# Debian's arm64 packages, the scenarios and /init.
+# Debian's arm64 packages, the scenarios and benchmarks and /init.
 #
 #   tests/mkinitramfs.sh OUTPUT
 set -euo pipefail
@@ -70,7 +70,7 @@ while [ ${#need[@]} -gt 0 ]; do
 		need+=("lib/aarch64-linux-gnu/$lib")
 	done
 done
-cp "$top"/tests/scenarios/*.sh "$work/root/scenarios/"
+cp "$top"/tests/scenarios/*.sh "$top"/tests/bench/*.sh "$work/root/scenarios/"
 cp "$top/tests/demo/guest-demo.sh" "$work/root/scenarios/demo.sh"
 cp "$top/tests/lib/guest.sh" "$work/root/tests/guest.sh"
 cp "$top/build/images/card.sha256" "$work/root/tests/card.sha256"

@@ -40,6 +40,10 @@ host_bin=$top/build/host
 timeout=${FSERR_GUEST_TIMEOUT:-300}
 tier=${FSERR_TIER:-quick}
 slots=${FSERR_JOBS:-$(nproc)}
+# make bench runs its benchmarks (tests/bench/) through the same machinery,
+# without the host tests.
+scenario_dir=${FSERR_SCENARIO_DIR:-$top/tests/scenarios}
+host_tests=${FSERR_HOST_TESTS:-yes}
 
 # shellcheck source=tests/lib/judge.sh
 . "$top/tests/lib/judge.sh"
@@ -171,7 +175,7 @@ declare -A kernel_timeout=([plain]=$timeout [debug]=$((timeout * 3)))
 read -r -a kernels <<<"${FSERR_KERNELS:-plain debug}"
 scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
-	for f in "$top"/tests/scenarios/*.sh; do
+	for f in "$scenario_dir"/*.sh; do
 		scenarios+=("$(basename "$f" .sh)")
 	done
 fi
@@ -203,7 +207,7 @@ for k in "${kernels[@]}"; do
 		continue
 	fi
 	for s in "${scenarios[@]}"; do
-		f=$top/tests/scenarios/$s.sh
+		f=$scenario_dir/$s.sh
 		name=$s
 		[ "$k" = plain ] || name=$k/$s
 		if ! [ -f "$f" ]; then
@@ -223,7 +227,7 @@ for k in "${kernels[@]}"; do
 done
 mapfile -t jobs_list < <(printf '%s\n' "${jobs_list[@]}" | sort -rn -k1,1 -s)
 
-start_job 1 host host "host tests" "$runs/host" run_host_tests
+[ "$host_tests" = no ] || start_job 1 host host "host tests" "$runs/host" run_host_tests
 # The first job in the list that fits the free slots starts: a two-CPU job
 # that must wait for both slots does not keep the other slot idle while a
 # long job runs (it starts when the one-slot jobs are done).
@@ -235,7 +239,7 @@ while [ ${#pending[@]} -gt 0 ]; do
 		[ "$smp" -le "$slots" ] || smp=$slots
 		[ $((running + smp)) -le "$slots" ] || continue
 		start_job "$smp" "$k" "$s" "scenario $s on the $k kernel" "$runs/$k/$s" \
-			run_scenario "$top/tests/scenarios/$s.sh" "$k"
+			run_scenario "$scenario_dir/$s.sh" "$k"
 		unset "pending[$i]"
 		launched=true
 		break

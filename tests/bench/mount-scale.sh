@@ -1,0 +1,26 @@
+# Benchmark (make bench): what one fs_fault change costs as the mounts of
+# the superblock grow. The change wakes mountinfo pollers from fserr's
+# worker, which walks every mount of the superblock and touches each mount
+# namespace that holds one (sb_wake_mount_namespaces(), patch 0002).
+# tests/guest/mount_scale.c times, over ROUNDS raises and clears each, the
+# wake-up of a poller on /proc/self/mountinfo: with 1, 100 and 1000 mounts
+# of the superblock in one namespace, and with one mount in each of 1, 10
+# and 100 namespaces. Rows of one run compare with each other; absolute
+# times under TCG do not carry over to hardware.
+STREAMS=5	# one per row
+CARD=fat32
+
+prepare() { # CARD-IMAGE RUN-DIR (on the host)
+	fscorrupt --partition 1 "$1" fat-dirent-bad-start DATA.BIN
+}
+
+guest() {
+	rounds=${FSERR_BENCH_ROUNDS:-200}
+	for row in "1 1" "100 1" "1000 1" "1 10" "1 100"; do
+		# shellcheck disable=SC2086
+		set -- $row
+		mount_scale /dev/mmcblk0p1 vfat errors=continue \
+			/sys/fs/fat/mmcblk0p1/fs_fault /tmp/mount-scale/0/DATA.BIN \
+			"$rounds" "$1" "$2"
+	done
+}
