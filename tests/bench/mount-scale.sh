@@ -15,7 +15,7 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 }
 
 guest() {
-	rounds=${FSERR_BENCH_ROUNDS:-200}
+	rounds=${FSERR_BENCH_ROUNDS:-1000}
 	for row in "1 1" "100 1" "1000 1" "1 10" "1 100"; do
 		# shellcheck disable=SC2086
 		set -- $row
