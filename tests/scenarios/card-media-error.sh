@@ -3,7 +3,11 @@
 # SD card). QEMU 7.2's SD card model does not signal the failure; it hands
 # the guest stale data, so FAT finds a corrupted directory. fserr must
 # report that, and the rest of the volume must keep working.
-STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
+# Then the card fails for real, through the kernel's MMC fault injection,
+# while the volume is unmounted: the EIO that FAT reports during the
+# unmount's last sync must still reach a fanotify listener
+# (tests/guest/unmount_error.c).
+STREAMS=2	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
 prepare() { # CARD-IMAGE RUN-DIR (on the host)
@@ -12,4 +16,7 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 
 guest() {
 	media_error_walk mmcblk0p1 117
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	run_tap unmount-error unmount_error /dev/mmcblk0p1 /mnt \
+		/sys/kernel/debug/mmc0/fail_mmc_request
 }
