@@ -164,7 +164,8 @@ static int cmd_status(int argc, char **argv)
 		printf("no filesystem with fserr state under %s\n", sysfs_fs);
 	mnt_unref_table(ctx.tb);
 	if (err) {
-		fprintf(stderr, "fserrctl: cannot read %s: %s\n", sysfs_fs, strerror(-err));
+		fprintf(stderr, "fserrctl: %s: not every fserr directory could be read (%s)%s\n",
+			sysfs_fs, strerror(-err), ctx.count ? "; the list above is incomplete" : "");
 		return EXIT_FAILURE;
 	}
 	return 0;

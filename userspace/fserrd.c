@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -33,11 +34,14 @@
 
 #define DEFAULT_CONFIG "/etc/fserrd.conf"
 #define DEFAULT_STATE "/run/fserrd/state"
-#define MAX_WATCHES 1024
+/* Descriptors left for scans, fsck and the programs fserrd starts. */
+#define FD_RESERVE 64
 
 enum { EXIT_USAGE = 2, EXIT_CONFIG = 3 };
 
 static volatile sig_atomic_t stop_signal, reload;
+/* fs_fault descriptors held at most: the open-file limit less FD_RESERVE */
+static size_t max_watches = 1024 - FD_RESERVE;
 static bool verbose;
 
 static void usage(FILE *to)
@@ -320,7 +324,11 @@ static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fser
 	 * repair's first step is saved with it (fserrd_prepare), so that a
 	 * fserrd killed right after this save still finishes the repair.
 	 */
-	fserr_state_set_handled(&d->state, fs->ino, fs->fault_count);
+	if (fserr_state_set_handled(&d->state, fs->ino, fs->fault_count)) {
+		/* Not remembered, so not acted on: the next scan tries again. */
+		fserrd_log("fault-deferred", "dev", devno, "ino", ino, "why", "out of memory", NULL);
+		return;
+	}
 	fserrd_prepare(d, a, &f);
 	fserrd_save_state(d);
 	fserrd_log("fault", "type", f.fstype, "device", f.source, "dev", devno,
@@ -359,7 +367,7 @@ static void update_watches(struct daemon *dm, const struct scan *s,
 
 	if (!next)
 		return;
-	for (i = 0; i < s->nr && n < MAX_WATCHES; i++) {
+	for (i = 0; i < s->nr && n < max_watches; i++) {
 		struct watch *old = find_watch(dm, s->fs[i].ino);
 		char path[PATH_MAX + 16];
 
@@ -402,6 +410,30 @@ static void update_watches(struct daemon *dm, const struct scan *s,
 	}
 }
 
+/*
+ * One descriptor per watched filesystem: take the hard open-file limit (as
+ * systemd advises a service that needs many), and watch at most that less
+ * FD_RESERVE, so that a scan never runs out of descriptors and skips a
+ * directory because of the watches. The programs fserrd starts inherit
+ * the raised soft limit; fsck.fat, e2fsck and a policy's program do not
+ * use select().
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)1 << 20)
+		rl.rlim_cur = (rlim_t)1 << 20;
+	max_watches = rl.rlim_cur > 2 * FD_RESERVE ? rl.rlim_cur - FD_RESERVE : FD_RESERVE;
+}
+
 static bool in_scan(unsigned long long ino, void *data)
 {
 	const struct scan *s = data;
@@ -430,7 +462,8 @@ static void rescan(struct daemon *dm, const char *why)
 		fserrd_log("sysfs-unreadable", "dir", dm->d.sysfs_fs, "error", strerror(-err), NULL);
 	/*
 	 * Forget the faults of directories that are gone, from a scan that
-	 * did not fail, and before acting: the snapshot describes the system
+	 * saw every directory (a skipped one is not gone: forgetting its fault
+	 * would handle it again at the next scan), and before acting: the snapshot describes the system
 	 * now, and an action may unmount, mount again and mark the fault of
 	 * the new directory as handled (a repair fsck could not finish),
 	 * which a prune after it would forget at once.
@@ -618,6 +651,7 @@ int main(int argc, char **argv)
 
 	d->state_path = DEFAULT_STATE;
 	d->sysfs_fs = "/sys/fs";
+	d->held_fd = -1;
 	while ((c = getopt_long(argc, argv, "c:p:l:s:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -683,6 +717,7 @@ int main(int argc, char **argv)
 
 	if (chdir("/"))
 		return EXIT_FAILURE;
+	raise_fd_limit();
 	/* The state file's directory, e.g. /run/fserrd */
 	snprintf(dir, sizeof(dir), "%s", d->state_path);
 	slash = strrchr(dir, '/');

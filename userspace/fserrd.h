@@ -31,6 +31,7 @@ enum fserrd_repair_plan {
 	FSERRD_REPAIR_NO_ROOT,		/* remount-ro */
 	FSERRD_REPAIR_NO_TABLE,		/* nothing done */
 	FSERRD_REPAIR_TOO_MANY_MOUNTS,	/* remount-ro */
+	FSERRD_REPAIR_UNSAFE_TARGET,	/* remount-ro: repair_why says why */
 };
 
 struct fserrd {
@@ -41,6 +42,9 @@ struct fserrd {
 	/* Testing aid: stop (SIGSTOP) before this repair step, once. */
 	enum fserr_repair_step pause_before;
 	enum fserrd_repair_plan repair_plan;
+	char repair_why[1024];		/* FSERRD_REPAIR_UNSAFE_TARGET */
+	/* The device of the repair, held exclusively from unmount to fsck, or -1 */
+	int held_fd;
 };
 
 /* Stop here if the repair step in the state is the one to pause before. */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "fserrd.h"
+#include "lib/mountpoint.h"
 
 #define MAJMIN(dev) major(dev), minor(dev)
 
@@ -43,14 +44,15 @@ static void describe_status(int status, bool timed_out, char *buf, size_t size)
 }
 
 /*
- * Run @argv (found through PATH) with @env added to the environment, stdin
- * from /dev/null and stdout to our stderr (the log), in a process group of
- * its own, with default signal handling. @timeout seconds, 0 for none; a
- * program that overruns is killed with its process group. Returns 0 with
- * @status filled, or -errno if it could not be started.
+ * Run @argv (an absolute path) with @env added to the environment, stdin
+ * from /dev/null, stdout to our stderr (the log), @keep_fd (if >= 0) as
+ * descriptor 3 and no other descriptor, in a process group of its own,
+ * with default signal handling. @timeout seconds, 0 for none; a program
+ * that overruns is killed with its process group. Returns 0 with @status
+ * filled, or -errno if it could not be started.
  */
-static int run(char *const argv[], char *const env[], unsigned int timeout,
-	       int *status, bool *timed_out)
+static int run(char *const argv[], char *const env[], int keep_fd,
+	       unsigned int timeout, int *status, bool *timed_out)
 {
 	struct timespec start, now, nap = { 0, 20 * 1000 * 1000 };
 	posix_spawn_file_actions_t fa;
@@ -90,8 +92,12 @@ static int run(char *const argv[], char *const env[], unsigned int timeout,
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	if (keep_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, keep_fd, 3);
+	/* what fserrd inherited from its parent is not the program's */
+	posix_spawn_file_actions_addclosefrom_np(&fa, keep_fd >= 0 ? 4 : 3);
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	err = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
+	err = posix_spawn(&pid, argv[0], &fa, &attr, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	free(envp);
@@ -139,7 +145,7 @@ static void act_exec(struct fserrd *d, const struct fserr_action *a,
 	ENV("FSERR_LAST_ERROR_TIME=%lld", f->fs.last_error_time);
 #undef ENV
 	envp[n] = NULL;
-	err = run(a->argv, envp, d->cfg.exec_timeout, &status, &timed_out);
+	err = run(a->argv, envp, -1, d->cfg.exec_timeout, &status, &timed_out);
 	if (err) {
 		fserrd_log("exec-failed", "program", a->argv[0], "error", strerror(-err), NULL);
 		return;
@@ -208,7 +214,27 @@ static void act_remount_ro(const struct fserrd_fault *f, const char *why)
 	remount_ro(target, why);
 }
 
-/* The fsck for @fstype, or false if fserrd cannot repair that type. */
+/*
+ * The fsck program @name in the system's directories, never through the
+ * PATH fserrd was started with; NULL if it is not installed.
+ */
+static const char *find_program(const char *name, char *buf, size_t size)
+{
+	static const char *const dirs[] = { "/usr/sbin", "/sbin", "/usr/bin", "/bin" };
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(buf, size, "%s/%s", dirs[i], name);
+		if (!access(buf, X_OK))
+			return buf;
+	}
+	return NULL;
+}
+
+/*
+ * The fsck for @fstype on @device, or false if fserrd cannot repair that
+ * type. argv[0] is the program's name; check_fs() finds it.
+ */
 static bool fsck_argv(const char *fstype, const char *device, char *argv[5])
 {
 	if (!strcmp(fstype, "vfat") || !strcmp(fstype, "msdos")) {
@@ -246,9 +272,54 @@ static const char *fsck_outcome(const char *program, int status, bool timed_out)
 	code = WEXITSTATUS(status);
 	if (code == 0)
 		return "clean";
-	if (!strcmp(program, "fsck.fat"))
+	if (!strcmp(strrchr(program, '/') ? strrchr(program, '/') + 1 : program, "fsck.fat"))
 		return code == 1 ? "repaired" : NULL;
 	return code == 1 || code == 2 ? "repaired" : NULL;
+}
+
+/*
+ * Open @source, the device the repair unmounted, exclusively: as long as
+ * this is open, nothing can mount it (and it is not mounted anywhere).
+ * Its device number must still be @dev: a card pulled mid-repair and
+ * another device that took its name must not be checked or mounted. The
+ * descriptor, or -1 with the reason in @why.
+ */
+static int hold_device(const char *source, dev_t dev, char *why, size_t size)
+{
+	struct stat st;
+	int fd = open(source, O_RDONLY | O_EXCL | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(why, size, "cannot open %s exclusively: %s", source,
+			 errno == EBUSY ? "it is in use (mounted again?)" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != dev) {
+		snprintf(why, size, "%s is now %s%u:%u, not %u:%u", source,
+			 S_ISBLK(st.st_mode) ? "" : "not a block device, ",
+			 MAJMIN(st.st_rdev), MAJMIN(dev));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Is @source still the block device @dev? The reason in @why if not. */
+static bool same_device(const char *source, dev_t dev, char *why, size_t size)
+{
+	struct stat st;
+
+	if (stat(source, &st)) {
+		snprintf(why, size, "%s: %s", source, strerror(errno));
+		return false;
+	}
+	if (!S_ISBLK(st.st_mode) || st.st_rdev != dev) {
+		snprintf(why, size, "%s is now %s%u:%u, not %u:%u", source,
+			 S_ISBLK(st.st_mode) ? "" : "not a block device, ",
+			 MAJMIN(st.st_rdev), MAJMIN(dev));
+		return false;
+	}
+	return true;
 }
 
 /* Is @dev mounted at @target in this namespace? */
@@ -289,24 +360,44 @@ static const struct fserr_saved_mount *saved_primary(const struct fserr_state *s
 static int mount_saved(const struct fserr_saved_mount *m,
 		       const struct fserr_saved_mount *primary, bool ro, dev_t dev)
 {
-	char options[4096], source[PATH_MAX * 2], msg[256] = "";
+	char options[4096], source[PATH_MAX * 2], msg[256] = "", why[1024];
 	int ret;
 
 	if (mounted_at(dev, m->target))
 		return 0;
+	/* checked before the unmount; again, in case it changed since */
+	if (fserr_mountpoint_check(m->target, why, sizeof(why))) {
+		fserrd_log("mount-refused", "mountpoint", m->target, "why", why, NULL);
+		return -1;
+	}
 	if (m == primary) {
+		/* The device, not whatever took its name since the unmount */
+		if (!same_device(m->source, dev, why, sizeof(why))) {
+			fserrd_log("mount-refused", "mountpoint", m->target, "why", why, NULL);
+			return -1;
+		}
 		snprintf(options, sizeof(options), "%s%s", m->options, ro ? ",ro" : "");
 		ret = do_mount(m->source, m->target, m->fstype, options, MNT_OMODE_IGNORE,
 			       msg, sizeof(msg));
 	} else {
-		char *value = NULL;
-		size_t size = 0;
+		char *vfs = NULL;
 
 		snprintf(source, sizeof(source), "%s%s", primary->target, m->root);
-		/* a read-only bind mount stays read-only */
-		ret = mnt_optstr_get_option(m->options, "ro", &value, &size);
-		ret = do_mount(source, m->target, NULL, ret == 0 ? "bind,ro" : "bind",
-			       MNT_OMODE_IGNORE, msg, sizeof(msg));
+		/*
+		 * The bind mount's own flags come back with it: ro, nosuid,
+		 * nodev, noexec, the atime flags (libmount binds, then
+		 * remounts the bind with them).
+		 */
+		if (mnt_split_optstr(m->options, NULL, &vfs, NULL, 0, 0) ||
+		    snprintf(options, sizeof(options), "bind%s%s", vfs && *vfs ? "," : "",
+			     vfs ? vfs : "") >= (int)sizeof(options)) {
+			snprintf(msg, sizeof(msg), "cannot read the saved options");
+			ret = -1;
+		} else {
+			ret = do_mount(source, m->target, NULL, options, MNT_OMODE_IGNORE,
+				       msg, sizeof(msg));
+		}
+		free(vfs);
 	}
 	if (ret)
 		fserrd_log("mount-failed", "mountpoint", m->target, "source", m->source,
@@ -331,23 +422,58 @@ static int mount_all(struct fserr_state *st, dev_t dev)
 	return failed;
 }
 
-/* Run fsck on the unmounted filesystem; records the outcome in the state. */
+/*
+ * Run fsck on the unmounted filesystem; records the outcome in the state.
+ * The device is the one fserrd holds (d->held_fd, from the unmount on) or
+ * opens now, checked by its number; fsck gets it as descriptor 3 and its
+ * name as /proc/self/fd/3, so that it checks that device whatever the name
+ * in /dev points to by then. fserrd lets go of its exclusive hold just
+ * before fsck starts (e2fsck opens the device exclusively itself).
+ */
 static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 {
-	char *argv[5], how[64], cmd[PATH_MAX + 32];
+	char *argv[5], how[64], cmd[PATH_MAX + 64], program[64], why[PATH_MAX + 128];
+	dev_t dev = makedev(d->state.major, d->state.minor);
 	const char *outcome;
 	bool timed_out;
-	int status, err;
+	int status, err, fd;
 
-	if (!fsck_argv(primary->fstype, primary->source, argv)) {
+	if (!fsck_argv(primary->fstype, "/proc/self/fd/3", argv)) {
 		fserrd_log("fsck-failed", "type", primary->fstype, "error",
 			   "no fsck for this filesystem type", NULL);
 		d->state.fsck_failed = true;
 		return;
 	}
+	if (!find_program(argv[0], program, sizeof(program))) {
+		fserrd_log("fsck-failed", "program", argv[0], "error",
+			   "not installed in /usr/sbin, /sbin, /usr/bin or /bin", NULL);
+		d->state.fsck_failed = true;
+		return;
+	}
+	argv[0] = program;
+	fd = d->held_fd;
+	d->held_fd = -1;
+	if (fd < 0)
+		fd = hold_device(primary->source, dev, why, sizeof(why));
+	if (fd < 0) {
+		fserrd_log("fsck-refused", "device", primary->source, "why", why, NULL);
+		d->state.fsck_failed = true;
+		return;
+	}
+	/* The same device, without the exclusive claim, for fsck. */
+	snprintf(why, sizeof(why), "/proc/self/fd/%d", fd);
+	err = open(why, O_RDONLY | O_CLOEXEC);
+	close(fd);
+	fd = err;
+	if (fd < 0) {
+		fserrd_log("fsck-failed", "device", primary->source, "error", strerror(errno), NULL);
+		d->state.fsck_failed = true;
+		return;
+	}
 	snprintf(cmd, sizeof(cmd), "%s %s %s %s", argv[0], argv[1], argv[2], argv[3]);
-	fserrd_log("fsck-start", "command", cmd, NULL);
-	err = run(argv, NULL, 0, &status, &timed_out);
+	fserrd_log("fsck-start", "command", cmd, "device", primary->source, NULL);
+	err = run(argv, NULL, fd, 0, &status, &timed_out);
+	close(fd);
 	if (err) {
 		fserrd_log("fsck-failed", "command", cmd, "error", strerror(-err), NULL);
 		d->state.fsck_failed = true;
@@ -371,7 +497,8 @@ static void accept_fault(struct fserrd *d, const struct fserr_fs *fresh)
 {
 	char ino[32], faults[32], devno[32];
 
-	fserr_state_set_handled(&d->state, fresh->ino, fresh->fault_count);
+	if (fserr_state_set_handled(&d->state, fresh->ino, fresh->fault_count))
+		return;	/* out of memory: the rescan handles it as a new fault */
 	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(fresh->dev));
 	fserrd_log("fault-accepted", "dev", devno,
 		   "ino", num(ino, sizeof(ino), fresh->ino),
@@ -473,6 +600,17 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 
 		if (mnt_fs_get_devno(m) != dev)
 			continue;
+		/*
+		 * Mounting back at a path someone else may change would let
+		 * her choose where root mounts the medium: no repair then.
+		 */
+		if (fserr_mountpoint_check(mnt_fs_get_target(m), d->repair_why,
+					   sizeof(d->repair_why))) {
+			fserr_state_end_repair(&d->state);
+			mnt_free_iter(it);
+			mnt_unref_table(tb);
+			return FSERRD_REPAIR_UNSAFE_TARGET;
+		}
 		options = restore_options(m);
 		ret = options ? fserr_state_add_mount(&d->state, mnt_fs_get_target(m),
 						      f->source, f->fstype,
@@ -501,7 +639,7 @@ void fserrd_prepare(struct fserrd *d, const struct fserr_action *a,
 
 static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 {
-	char buf[32], limit[32], devno[32], msg[256];
+	char buf[32], limit[32], devno[32], msg[1100];
 	dev_t dev = f->fs.dev;
 	unsigned int done;
 	time_t now = time(NULL);
@@ -533,6 +671,12 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 		return;
 	case FSERRD_REPAIR_TOO_MANY_MOUNTS:
 		act_remount_ro(f, "too many mounts to record for a repair");
+		return;
+	case FSERRD_REPAIR_UNSAFE_TARGET:
+		fserrd_log("repair-unsafe", "dev", devno, "why", d->repair_why,
+			   "policy", "remount-ro", NULL);
+		snprintf(msg, sizeof(msg), "unsafe mount point: %s", d->repair_why);
+		act_remount_ro(f, msg);
 		return;
 	}
 	/* The state file holds the first step since the fault was saved. */
@@ -567,6 +711,8 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 		return;
 	}
 
+	/* From here until fsck starts, nobody else can mount it. */
+	d->held_fd = hold_device(saved_primary(&d->state)->source, dev, msg, sizeof(msg));
 	d->state.step = FSERR_STEP_FSCK;
 	fserr_state_add_repair(&d->state, MAJMIN(dev), now);
 	fserrd_save_state(d);

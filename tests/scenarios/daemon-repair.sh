@@ -2,14 +2,19 @@
 # while it is mounted and fserrd runs (fscorrupt on the block device):
 #  - policy repair on FAT: the fault is logged with both mount points (a
 #    bind mount included), fsck.fat repairs it, both mounts come back with
-#    their options, fs_fault is 0 and every untouched file verifies;
+#    their options (the bind mount's nosuid, nodev, noexec too), fs_fault
+#    is 0 and every untouched file verifies;
 #  - a busy filesystem falls back to remount-ro;
 #  - a fault raised while fserrd was stopped is repaired when it starts;
+#  - a mount point under a directory others may write is not repaired
+#    (it could be mounted back elsewhere): remount-ro;
 #  - the third fault in an hour hits repair-limit 2 and is escalated;
 #  - policy log on ext2: one line per fault, none again after rescans and
 #    a restart (the state file);
 #  - ext2 damage that e2fsck -p must not fix unattended: the filesystem
-#    comes back read-only and the log says the repair is incomplete.
+#    comes back read-only and the log says the repair is incomplete;
+#  - the card's device node swapped for another device while the volume
+#    is down (fserrd killed before fsck): no fsck, no mount.
 STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
@@ -28,20 +33,23 @@ repair-limit 2
 CONF
 	mount -t vfat -o notify,shortname=winnt /dev/mmcblk0p1 /mnt
 	mount --bind /mnt/DIR1 /mnt2
+	mount -o remount,bind,nosuid,nodev,noexec /mnt2
 	fserrd_start -c /tmp/fserrd.conf
 
-	tap_begin daemon-repair 32
+	tap_begin daemon-repair 43
 	damage /dev/mmcblk0p1 fat-dirent-bad-start DATA.BIN
 	cat /mnt/DATA.BIN >/dev/null 2>&1
 	t "the fault is logged once, with both mount points" wait_log \
 		' fault type=vfat device=/dev/mmcblk0p1 dev=179:1 mountpoints=/mnt,/mnt2 first_errno=117 first_error=EUCLEAN .* fault_count=1 sysfs=/sys/fs/fat/mmcblk0p1 ino=[0-9]+ policy=repair$'
 	t "fsck.fat ran and repaired the volume" wait_log \
-		'fsck-done command="fsck.fat -a -w /dev/mmcblk0p1" result="exit 1" outcome=repaired'
+		'fsck-done command="/[^"]*/fsck\.fat -a -w /proc/self/fd/3" result="exit 1" outcome=repaired'
 	t "repaired; the fresh mount has fs_fault 0" wait_log \
 		' repaired dev=179:1 how=repair mounted=as-before fs_fault=0$'
 	t "/mnt is back, read-write, with its options" sh -c \
 		"grep -Eq ' /mnt vfat rw,.*shortname=winnt.*,notify' /proc/mounts"
 	t "the bind mount /mnt2 is back and shows DIR1" test -f /mnt2/FILE1.TXT
+	t "... with its own nosuid, nodev, noexec" sh -c \
+		"grep -Eq ' /mnt2 vfat rw,nosuid,nodev,noexec,' /proc/mounts || { grep ' /mnt2 ' /proc/mounts; exit 1; }"
 	t "fs_fault reads 0" expect_eq 0 "$(attr fat mmcblk0p1 fs_fault)"
 	t "every untouched file reads back with its checksum" \
 		untouched_files_intact /mnt 'DATA.BIN'
@@ -62,6 +70,22 @@ CONF
 	kill $holder
 	wait $holder 2>/dev/null
 	mount -o remount,rw /mnt
+
+	# A mount point in a directory anyone may write: she could swap it
+	# for a link to /etc while the volume is down. No repair.
+	umount /mnt2 /mnt
+	mkdir -p /tmp/open/mnt
+	chmod 0777 /tmp/open
+	mount -t vfat /dev/mmcblk0p1 /tmp/open/mnt
+	# (VICTIM2.BIN is still damaged: the busy repair did not run)
+	cat /tmp/open/mnt/VICTIM2.BIN >/dev/null 2>&1
+	t "unsafe mount point: no repair, and why" wait_log \
+		' repair-unsafe dev=179:1 why="/tmp/open is writable by others" policy=remount-ro$'
+	t "unsafe mount point: remounted read-only" mounted_ro /tmp/open/mnt
+	t "unsafe mount point: no fsck ran" expect_eq 1 "$(grep -c fsck-start /tmp/fserrd.log)"
+	umount /tmp/open/mnt
+	mount -t vfat -o notify,shortname=winnt /dev/mmcblk0p1 /mnt
+	mount --bind /mnt/DIR1 /mnt2
 
 	# A fault while fserrd is stopped is repaired when it starts.
 	fserrd_stop
@@ -106,7 +130,7 @@ CONF
 	umount /mnt4
 	mount -t ext2 /dev/mmcblk0p2 /mnt3
 	t "e2fsck -p -f ran and could not repair it" wait_log \
-		'fsck-done command="e2fsck -p -f /dev/mmcblk0p2" result="exit 4" outcome=not-repaired'
+		'fsck-done command="/[^"]*/e2fsck -p -f /proc/self/fd/3" result="exit 4" outcome=not-repaired'
 	# ext2 keeps its error record on disk (EXT2_ERROR_FS) until e2fsck
 	# clears it, and reports it at mount: the volume comes back faulted.
 	t "the repair is reported incomplete, mounted read-only, still faulted" wait_log \
@@ -118,13 +142,53 @@ CONF
 	# (a second repair would start within milliseconds of that mount)
 	settle 2
 	t "that fault is not repaired again (one e2fsck)" expect_eq 1 \
-		"$(grep -c 'fsck-start command="e2fsck' /tmp/fserrd.log)"
+		"$(grep -c 'fsck-start command="[^"]*/e2fsck ' /tmp/fserrd.log)"
 	fserrd_stop
 	fserrd_start -c /tmp/fserrd.conf
 	settle 1
 	t "... nor after a restart" expect_eq 1 \
-		"$(grep -c 'fsck-start command="e2fsck' /tmp/fserrd.log)"
+		"$(grep -c 'fsck-start command="[^"]*/e2fsck ' /tmp/fserrd.log)"
 	fserrd_stop
+
+	# The device swapped under the repair: killed while it waits before
+	# fsck (the volume is down), the card's node now names a loop device
+	# with another image. The next fserrd checks nothing and mounts
+	# nothing it was not given.
+	cat >/tmp/fserrd-swap.conf <<'CONF'
+match fstype vfat repair
+repair-limit 10
+CONF
+	umount /mnt2 /mnt
+	mount -t vfat -o notify /dev/mmcblk0p1 /mnt
+	cp /fuzz/fat16.img /tmp/other.img
+	loopdev=$(losetup -f)
+	losetup "$loopdev" /tmp/other.img
+	loopnum=$(cat "/sys/class/block/${loopdev#/dev/}/dev")
+	md5_before=$(md5sum </tmp/other.img)
+	fsck_runs=$(grep -c ' fsck-start ' /tmp/fserrd.log)
+	fserrd_start -c /tmp/fserrd-swap.conf --pause-before fsck
+	# (FREE.BIN is still damaged: the escalated fault was not repaired)
+	cat /mnt/FREE.BIN >/dev/null 2>&1
+	t "swap: fserrd stopped before fsck, the volume down" wait_log ' paused before=fsck$'
+	kill -KILL "$fserrd_pid"
+	wait "$fserrd_pid" 2>/dev/null
+	rm /dev/mmcblk0p1
+	mknod /dev/mmcblk0p1 b "${loopnum%:*}" "${loopnum#*:}"
+	fserrd_start -c /tmp/fserrd-swap.conf
+	t "swap: fsck is refused, and why" wait_log \
+		" fsck-refused device=/dev/mmcblk0p1 why=\"/dev/mmcblk0p1 is now $loopnum, not 179:1\"\$"
+	t "swap: mounting back is refused, and why" wait_log \
+		" mount-refused mountpoint=/mnt why=\"/dev/mmcblk0p1 is now $loopnum, not 179:1\"\$"
+	t "swap: the repair is reported failed" wait_log ' repair-failed dev=179:1 how=resumed-repair '
+	t "swap: nothing is mounted on /mnt" sh -c "! grep -q ' /mnt ' /proc/mounts"
+	t "swap: no fsck ran" expect_eq "$fsck_runs" "$(grep -c ' fsck-start ' /tmp/fserrd.log)"
+	t "swap: the other image is unchanged" expect_eq "$md5_before" "$(md5sum </tmp/other.img)"
+	fserrd_stop
+	rm /dev/mmcblk0p1
+	mknod /dev/mmcblk0p1 b 179 1
+	losetup -d "$loopdev"
+	mount -t vfat /dev/mmcblk0p1 /mnt
+
 	# A fault is (sysfs directory inode, fault_count). A remount-ro clears
 	# fs_fault while a reader may still hit the damage, which raises a new
 	# fault on the same mount, so the number of lines may vary; a repeated
@@ -135,7 +199,7 @@ CONF
 		'[ "$(grep -c " fault " /tmp/fserrd.log)" -ge 6 ] || { echo "fewer than 6 faults logged"; exit 1; }
 		 [ ! -s /tmp/twice ] || { cat /tmp/twice; exit 1; }'
 	tap_end
-	umount /mnt3 /mnt2 /mnt
+	umount /mnt3 /mnt
 	echo "# fserrd log:"
 	sed 's/^/# /' /tmp/fserrd.log
 }

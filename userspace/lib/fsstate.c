@@ -129,6 +129,16 @@ int fserr_fs_read(const char *dir, struct fserr_fs *fs)
 	return 0;
 }
 
+/*
+ * Not a directory fserr made: gone since readdir(), not a directory, or
+ * one the caller may not read (fserr's are world-readable; /sys/fs/bpf is
+ * not). Anything else (EMFILE, ENOMEM, EIO ...) leaves the scan incomplete.
+ */
+static bool not_ours(int err)
+{
+	return err == ENOENT || err == ENOTDIR || err == EACCES;
+}
+
 int fserr_fs_scan(const char *sysfs_fs,
 		  int (*cb)(const struct fserr_fs *fs, void *data), void *data)
 {
@@ -136,7 +146,7 @@ int fserr_fs_scan(const char *sysfs_fs,
 	char dir[PATH_MAX], probe[PATH_MAX + 16];
 	struct fserr_fs fs;
 	DIR *top, *sub;
-	int ret = 0, err;
+	int ret = 0, err, incomplete = 0;
 
 	top = opendir(sysfs_fs);
 	if (!top)
@@ -144,22 +154,38 @@ int fserr_fs_scan(const char *sysfs_fs,
 	while (!ret && (family = readdir(top))) {
 		if (family->d_name[0] == '.')
 			continue;
-		if (snprintf(dir, sizeof(dir), "%s/%s", sysfs_fs, family->d_name) >= (int)sizeof(dir))
+		if (snprintf(dir, sizeof(dir), "%s/%s", sysfs_fs, family->d_name) >= (int)sizeof(dir)) {
+			incomplete = incomplete ?: ENAMETOOLONG;
 			continue;
+		}
 		sub = opendir(dir);
-		if (!sub)
+		if (!sub) {
+			if (!not_ours(errno)) {
+				fprintf(stderr, "fserr: skipping %s: %m\n", dir);
+				incomplete = incomplete ?: errno;
+			}
 			continue;
+		}
 		while (!ret && (entry = readdir(sub))) {
 			if (entry->d_name[0] == '.')
 				continue;
 			if (snprintf(probe, sizeof(probe), "%s/%s/fs_fault", dir,
-				     entry->d_name) >= (int)sizeof(probe) ||
-			    access(probe, F_OK))
+				     entry->d_name) >= (int)sizeof(probe)) {
+				incomplete = incomplete ?: ENAMETOOLONG;
 				continue;
+			}
+			if (access(probe, F_OK)) {
+				if (!not_ours(errno))
+					incomplete = incomplete ?: errno;
+				continue;
+			}
 			probe[strlen(probe) - strlen("/fs_fault")] = '\0';
 			err = fserr_fs_read(probe, &fs);
 			if (err) {
+				if (err == -ENOENT)	/* unmounted since readdir() */
+					continue;
 				fprintf(stderr, "fserr: skipping %s: %s\n", probe, strerror(-err));
+				incomplete = incomplete ?: -err;
 				continue;
 			}
 			ret = cb(&fs, data);
@@ -167,7 +193,7 @@ int fserr_fs_scan(const char *sysfs_fs,
 		closedir(sub);
 	}
 	closedir(top);
-	return ret;
+	return ret ?: -incomplete;
 }
 
 struct find_ctx {

@@ -31,8 +31,10 @@ int fserr_fs_read(const char *dir, struct fserr_fs *fs);
 
 /*
  * Call @cb for every fserr directory under @sysfs_fs (normally "/sys/fs"):
- * those with an fs_fault file. Directories that cannot be read are skipped
- * with a warning. Stops at and returns @cb's first non-zero return value.
+ * those with an fs_fault file. Stops at and returns @cb's first non-zero
+ * return value. Otherwise returns 0 when every directory was read, or the
+ * -errno of the first that could not be (skipped with a warning): a caller
+ * that forgets what it did not see must not trust such a scan to be whole.
  */
 int fserr_fs_scan(const char *sysfs_fs,
 		  int (*cb)(const struct fserr_fs *fs, void *data), void *data);

@@ -54,6 +54,9 @@ void fserr_state_end_repair(struct fserr_state *st)
 void fserr_state_free(struct fserr_state *st)
 {
 	fserr_state_end_repair(st);
+	free(st->handled);
+	st->handled = NULL;
+	st->nr_handled = st->cap_handled = 0;
 }
 
 char *fserr_escape(const char *in)
@@ -110,24 +113,28 @@ bool fserr_state_is_handled(const struct fserr_state *st,
 	return false;
 }
 
-void fserr_state_set_handled(struct fserr_state *st, unsigned long long ino,
-			     unsigned long long fault_count)
+int fserr_state_set_handled(struct fserr_state *st, unsigned long long ino,
+			    unsigned long long fault_count)
 {
 	size_t i;
 
 	for (i = 0; i < st->nr_handled; i++)
 		if (st->handled[i].ino == ino)
 			break;
-	if (i == FSERR_STATE_MAX_HANDLED) {
-		/* Full: the oldest entry goes. */
-		memmove(&st->handled[0], &st->handled[1],
-			sizeof(st->handled[0]) * (FSERR_STATE_MAX_HANDLED - 1));
-		i = FSERR_STATE_MAX_HANDLED - 1;
-	} else if (i == st->nr_handled) {
-		st->nr_handled++;
+	if (i == st->cap_handled) {
+		size_t cap = st->cap_handled ? st->cap_handled * 2 : 16;
+		struct fserr_handled *bigger = realloc(st->handled, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		st->handled = bigger;
+		st->cap_handled = cap;
 	}
+	if (i == st->nr_handled)
+		st->nr_handled++;
 	st->handled[i].ino = ino;
 	st->handled[i].fault_count = fault_count;
+	return 0;
 }
 
 void fserr_state_keep_handled(struct fserr_state *st,
@@ -221,7 +228,8 @@ static int parse_line(char *line, unsigned int lineno, struct fserr_state *st,
 	} else if (!strcmp(word[0], "handled") && n == 3 &&
 		   sscanf(word[1], "%llu%c", &a, &extra) == 1 &&
 		   sscanf(word[2], "%llu%c", &b, &extra) == 1) {
-		fserr_state_set_handled(st, a, b);
+		if (fserr_state_set_handled(st, a, b))
+			goto bad;
 	} else if (!strcmp(word[0], "repair") && n == 3 &&
 		   sscanf(word[1], "%u:%u%c", &maj, &min, &extra) == 2 &&
 		   sscanf(word[2], "%lld%c", &when, &extra) == 1 && when > 0) {

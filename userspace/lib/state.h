@@ -21,7 +21,6 @@
 #include <sys/types.h>
 #include <time.h>
 
-#define FSERR_STATE_MAX_HANDLED 256
 #define FSERR_STATE_MAX_REPAIRS 64
 #define FSERR_STATE_MAX_MOUNTS 16
 
@@ -53,8 +52,12 @@ enum fserr_repair_step {
 
 struct fserr_state {
 	char boot_id[40];
-	struct fserr_handled handled[FSERR_STATE_MAX_HANDLED];
-	size_t nr_handled;
+	/*
+	 * Grows with what is mounted: an entry is dropped only when a
+	 * complete scan no longer finds its directory, never to make room.
+	 */
+	struct fserr_handled *handled;
+	size_t nr_handled, cap_handled;
 	struct fserr_repair_time repairs[FSERR_STATE_MAX_REPAIRS];
 	size_t nr_repairs;
 	/* The repair in progress, if step != FSERR_STEP_NONE */
@@ -90,8 +93,11 @@ int fserr_state_save(const char *path, const struct fserr_state *st);
 bool fserr_state_is_handled(const struct fserr_state *st,
 			    unsigned long long ino, unsigned long long fault_count);
 
-/* Remember it; a newer fault of the same directory replaces the older one. */
-void fserr_state_set_handled(struct fserr_state *st, unsigned long long ino,
+/*
+ * Remember it; a newer fault of the same directory replaces the older one.
+ * Returns 0, or -ENOMEM with @st unchanged.
+ */
+int fserr_state_set_handled(struct fserr_state *st, unsigned long long ino,
 			     unsigned long long fault_count);
 
 /* Forget the handled faults of directories that are gone. */

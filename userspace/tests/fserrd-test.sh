@@ -65,7 +65,7 @@ stop() {
 	return $rc
 }
 
-tap_plan 25
+tap_plan 27
 : >"$work/conf"
 man=$(dirname "$0")/../man/fserrd.8
 check "--help and fserrd.8 name the same options" bash -c \
@@ -146,6 +146,29 @@ printf 'default remount-ro\n' >"$work/conf"
 kill -HUP "$daemon"
 check "SIGHUP with a good file: reloaded" wait_for "$work/log7" 'reloaded default=remount-ro'
 stop
+
+# A directory that one scan could not read is not gone: its fault stays
+# handled. fserrd used to forget the faults of every directory a scan did
+# not report, skipped ones too, and handled them again at the next scan.
+printf 'default log\n' >"$work/conf"
+fake_fs fat sdy1 1 1
+start "$work/log9" --verbose
+wait_for "$work/log9" ' fault .*device=sdy1 ' >/dev/null
+rm "$work/sys/fat/sdy1/error_count"
+mkdir "$work/sys/fat/sdy1/error_count"
+kill -HUP "$daemon"
+check "a scan that skipped a directory says so" wait_for "$work/log9" \
+	'sysfs-unreadable .*error="Is a directory"'
+rmdir "$work/sys/fat/sdy1/error_count"
+echo 5 >"$work/sys/fat/sdy1/error_count"
+kill -HUP "$daemon"
+sleep 0.2
+kill -HUP "$daemon"
+wait_for "$work/log9" 'rescan why=reload' 3 >/dev/null
+check "... and the fault it skipped is not handled again" \
+	test "$(grep -c ' fault .*device=sdy1 ' "$work/log9")" = 1
+stop
+rm -r "$work/sys/fat/sdy1"
 
 # A uevent from a process, not from the kernel (sender port id not 0), is
 # not believed. In a network namespace of its own, so that nothing leaves

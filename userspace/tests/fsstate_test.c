@@ -101,6 +101,33 @@ TEST_F(tree, scan_reads_every_fserr_directory)
 	EXPECT_NE(NULL, strstr(out, "ext2/mmcblk0p2=0,179:2;"));
 }
 
+/*
+ * A directory that could not be read makes the scan incomplete: fserrd
+ * forgot the handled fault of a directory it had only skipped, and ran its
+ * action again at the next scan.
+ */
+TEST_F(tree, a_skipped_directory_leaves_the_scan_incomplete)
+{
+	char path[PATH_MAX], out[512] = "";
+
+	snprintf(path, sizeof(path), "%s/ext2/mmcblk0p2/error_count", self->root);
+	ASSERT_EQ(0, unlink(path));
+	ASSERT_EQ(0, mkdir(path, 0755));	/* read() gives EISDIR */
+	EXPECT_EQ(-EISDIR, fserr_fs_scan(self->root, collect, out));
+	/* what could be read is still reported */
+	EXPECT_NE(NULL, strstr(out, "fat/mmcblk0p1=1,179:1;"));
+	EXPECT_EQ(NULL, strstr(out, "ext2/"));
+}
+
+/* A family directory that is not a directory is not fserr's: still complete. */
+TEST_F(tree, a_file_in_the_top_directory_is_not_a_skip)
+{
+	char out[512] = "";
+
+	put(self->root, "stray", "x\n");
+	EXPECT_EQ(0, fserr_fs_scan(self->root, collect, out));
+}
+
 TEST_F(tree, find_by_device_number)
 {
 	struct fserr_fs fs;
@@ -148,8 +175,11 @@ TEST_F(tree, junk_content_is_refused)
 		fake_fs(self->root, "junk", "x", "0\n", devs[i]);
 		EXPECT_EQ(-EINVAL, fserr_fs_read(dir, &fs)) TH_LOG("dev '%s'", devs[i]);
 	}
-	/* A scan skips the broken directory and still reports the others. */
-	ASSERT_EQ(0, fserr_fs_scan(self->root, collect, out));
+	/*
+	 * A scan skips the broken directory, still reports the others and
+	 * says that it is incomplete.
+	 */
+	ASSERT_EQ(-EINVAL, fserr_fs_scan(self->root, collect, out));
 	EXPECT_EQ(NULL, strstr(out, "junk/"));
 	EXPECT_NE(NULL, strstr(out, "fat/mmcblk0p1"));
 }
