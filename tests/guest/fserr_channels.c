@@ -509,8 +509,10 @@ TEST_F(fs, fault_within_window_announced_when_it_opens)
 /* Junk written to fs_fault is refused and changes nothing. */
 TEST_F(fs, junk_writes_rejected)
 {
+	/* Only "0" and "0\n" clear it; kstrtouint() would take "00", "+0". */
 	static const char *const junk[] = {
 		"1", "2", "abc", "\n", "-1", " ", "0x", "99999999999999999999",
+		"00", "+0", " 0", "0 ", "0\n\n",
 	};
 	char huge[8192];
 	unsigned int i;

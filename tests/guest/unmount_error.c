@@ -21,6 +21,14 @@
  * request is made to fail and the volume is unmounted: the sync writes the
  * inode back, reads its directory block, fails, and FAT reports EIO.
  *
+ * Before that, on a mount of its own: a failed read of the FSINFO sector
+ * (FAT32's free cluster count, written back by fat_clusters_flush() when
+ * its inode is dirty) raises fs_fault with EIO. A file is extended after
+ * the cache was invalidated and fsynced, which leaves only the FSINFO
+ * inode dirty and its sector uncached; syncfs() with every request
+ * failing must then read that sector and fail. FAT logged "bread failed
+ * in fat_clusters_flush" before series v3 reported it.
+ *
  * Prints TAP (plan first).
  */
 #define _GNU_SOURCE
@@ -80,6 +88,82 @@ static int knob(const char *dir, const char *name, const char *value)
 	return write_file(path, value);
 }
 
+/* Invalidate the cached blocks of @dev (BLKFLSBUF syncs the fs first) */
+static int flush_bdev(const char *dev)
+{
+	int fd = open(dev, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = ioctl(fd, BLKFLSBUF, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* Append @n bytes to @path and fsync it; 0 or -errno */
+static int append_sync(const char *path, size_t n)
+{
+	static char block[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(block, 'f', sizeof(block));
+	while (n && !ret) {
+		size_t len = n < sizeof(block) ? n : sizeof(block);
+
+		if (write(fd, block, len) != (ssize_t)len)
+			ret = -EIO;
+		n -= len;
+	}
+	if (!ret && fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The FSINFO sector unreadable when writeback stores the free count */
+static void fsinfo_read_error(const char *dev, const char *mnt, const char *fail)
+{
+	char path[200], detail[256];
+	long long fault, err_no;
+	int ret, fd;
+
+	snprintf(path, sizeof(path), "%s/FSINFO.BIN", mnt);
+	if (mount(dev, mnt, "vfat", 0, NULL)) {
+		printf("Bail out! mount %s: %s\n", dev, strerror(errno));
+		exit(1);
+	}
+	/* A cluster now, the cache dropped, another cluster: FSINFO dirty */
+	ret = append_sync(path, 4096);
+	if (!ret)
+		ret = flush_bdev(dev);
+	if (!ret)
+		ret = append_sync(path, 65536);
+	snprintf(detail, sizeof(detail), "%s", strerror(-ret));
+	result(!ret && read_number("/sys/fs/fat/mmcblk0p1/error_count") == 0,
+	       "fsinfo: a file extended after the cache was dropped, no error yet", detail);
+
+	fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	knob(fail, "probability", "100");
+	if (fd >= 0)
+		syncfs(fd);
+	knob(fail, "probability", "0");
+	if (fd >= 0)
+		close(fd);
+	fault = read_number("/sys/fs/fat/mmcblk0p1/fs_fault");
+	err_no = read_number("/sys/fs/fat/mmcblk0p1/first_errno");
+	snprintf(detail, sizeof(detail), "fs_fault %lld, first_errno %lld", fault, err_no);
+	result(fault == 1 && err_no == EIO,
+	       "fsinfo: syncfs failing to read the FSINFO sector raises fs_fault with EIO",
+	       detail);
+	unlink(path);
+	if (umount(mnt)) {
+		printf("Bail out! umount %s: %s\n", mnt, strerror(errno));
+		exit(1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev, *mnt, *fail;
@@ -94,7 +178,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dev = argv[1], mnt = argv[2], fail = argv[3];
-	printf("1..4\n");
+	printf("1..6\n");
 	fflush(stdout);
 
 	/* quiet (verbose 2 would print a stack trace per failure), off */
@@ -103,6 +187,7 @@ int main(int argc, char **argv)
 		printf("Bail out! cannot set up %s\n", fail);
 		return 1;
 	}
+	fsinfo_read_error(dev, mnt, fail);
 	dropped_before = read_number("/sys/module/fserr/parameters/reports_dropped");
 
 	snprintf(path, sizeof(path), "%s/UMOUNT.TXT", mnt);
