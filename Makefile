@@ -48,7 +48,8 @@ userspace: deps kernel-tree
 	@$(MAKE) -s -C userspace O=../$(BUILD)/userspace/host all \
 		../$(BUILD)/userspace/host/uevent_test ../$(BUILD)/userspace/host/fsstate_test \
 		../$(BUILD)/userspace/host/config_test ../$(BUILD)/userspace/host/state_test \
-		../$(BUILD)/userspace/host/logline_test ../$(BUILD)/userspace/host/mountpoint_test
+		../$(BUILD)/userspace/host/logline_test ../$(BUILD)/userspace/host/mountpoint_test \
+		../$(BUILD)/userspace/host/fsck_test
 
 $(HOST_BIN)/fscorrupt: tests/fscorrupt/fscorrupt.c | deps
 	@mkdir -p $(@D)

@@ -53,7 +53,7 @@ run_host_tests() {
 	host_tap host/runner "$top/tests/host/runner-test.sh"
 	host_tap host/fscorrupt "$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt"
 	host_tap host/logcheck "$top/tests/host/logcheck-test.sh"
-	for t in uevent_test fsstate_test config_test state_test logline_test mountpoint_test; do
+	for t in uevent_test fsstate_test config_test state_test logline_test mountpoint_test fsck_test; do
 		host_tap "host/userspace/${t%_test}" "$us/$t"
 	done
 	host_tap host/fserrctl "$top/userspace/tests/fserrctl-test.sh" "$us/fserrctl"

@@ -118,6 +118,22 @@ struct options {
  * the command line wins; the command line is first checked alone, so that
  * its errors name it.
  */
+/*
+ * @path made absolute against the directory fserrd was started in (it
+ * moves to / before it runs), as a string that lives as long as fserrd;
+ * NULL only without memory or working directory.
+ */
+static const char *absolute(const char *path)
+{
+	char cwd[PATH_MAX], *abs;
+
+	if (path[0] == '/')
+		return path;
+	if (!getcwd(cwd, sizeof(cwd)) || asprintf(&abs, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return abs;
+}
+
 static int load_config(const struct options *o, struct fserr_config *cfg)
 {
 	char err[512], *cmd = NULL, *file = NULL, *all = NULL;
@@ -164,13 +180,15 @@ out:
 
 static void log_config(const struct fserr_config *cfg, const char *what)
 {
-	char limit[16], timeout[16], rules[16];
+	char limit[16], timeout[16], fsck[16], rules[16];
 
 	snprintf(limit, sizeof(limit), "%u", cfg->repair_limit);
 	snprintf(timeout, sizeof(timeout), "%u", cfg->exec_timeout);
+	snprintf(fsck, sizeof(fsck), "%u", cfg->fsck_timeout);
 	snprintf(rules, sizeof(rules), "%zu", cfg->nr_rules);
 	fserrd_log(what, "default", fserr_policy_name(cfg->fallback.policy),
-		   "rules", rules, "repair-limit", limit, "exec-timeout", timeout, NULL);
+		   "rules", rules, "repair-limit", limit, "exec-timeout", timeout,
+		   "fsck-timeout", fsck, NULL);
 }
 
 /* --- the state of the filesystems ---------------------------------------- */
@@ -275,28 +293,38 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 }
 
 /*
- * A mount point rule for any of the mount points, else the type, else
- * default. The mount points come from libmount, not from the joined list,
- * so that a directory name with a newline cannot pose as another mount.
+ * The first rule in the file that names any of the mount points, else the
+ * type's, else the default (fserr_config_choose()). The mount points come
+ * from libmount, not from the joined list, so that a directory name with a
+ * newline cannot pose as another mount.
  */
 static const struct fserr_action *choose(const struct fserr_config *cfg,
 					 struct libmnt_table *tb,
 					 const struct fserrd_fault *f)
 {
-	struct libmnt_iter *it = tb ? mnt_new_iter(MNT_ITER_FORWARD) : NULL;
-	const struct fserr_action *a = NULL;
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	const struct fserr_action *a;
+	const char **targets = NULL, **more;
+	size_t n = 0, cap = 0;
 	struct libmnt_fs *m;
 
-	while (it && !a && mnt_table_next_fs(tb, it, &m) == 0) {
+	while (it && mnt_table_next_fs(tb, it, &m) == 0) {
 		if (mnt_fs_get_devno(m) != f->fs.dev || !mnt_fs_get_target(m))
 			continue;
-		a = fserr_config_action(cfg, NULL, mnt_fs_get_target(m));
-		if (a == &cfg->fallback)
-			a = NULL;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			more = realloc(targets, cap * sizeof(*targets));
+			if (!more)
+				break;	/* the mount points so far decide */
+			targets = more;
+		}
+		targets[n++] = mnt_fs_get_target(m);
 	}
 	if (it)
 		mnt_free_iter(it);
-	return a ? a : fserr_config_action(cfg, f->fstype, NULL);
+	a = fserr_config_choose(cfg, f->fstype, targets, n);
+	free(targets);
+	return a;
 }
 
 static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fserr_fs *fs)
@@ -707,6 +735,14 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	setvbuf(stderr, NULL, _IOLBF, 0);
+	/* Relative paths keep naming the same files after chdir("/") */
+	o.config = absolute(o.config);
+	d->state_path = absolute(d->state_path);
+	d->sysfs_fs = absolute(d->sysfs_fs);
+	if (!o.config || !d->state_path || !d->sysfs_fs) {
+		fprintf(stderr, "fserrd: cannot make the paths absolute: %s\n", strerror(errno));
+		return EXIT_FAILURE;
+	}
 	fserr_config_init(&d->cfg);
 	if (load_config(&o, &d->cfg))
 		return EXIT_CONFIG;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "fserrd.h"
+#include "lib/fsck.h"
 #include "lib/mountpoint.h"
 
 #define MAJMIN(dev) major(dev), minor(dev)
@@ -177,11 +178,14 @@ static int do_mount(const char *source, const char *target, const char *fstype,
 	}
 	rc = mnt_context_mount(cxt);
 	if (rc || mnt_context_get_status(cxt) != 1) {
+		int err = mnt_context_syscall_called(cxt) ?
+			  mnt_context_get_syscall_errno(cxt) : 0;
+
 		mnt_context_get_excode(cxt, rc, msg, size);
 		if (!*msg)
 			snprintf(msg, size, "mount failed (%d)", rc);
 		mnt_free_context(cxt);
-		return -1;
+		return err > 0 ? -err : -1;
 	}
 	mnt_free_context(cxt);
 	return 0;
@@ -229,52 +233,6 @@ static const char *find_program(const char *name, char *buf, size_t size)
 			return buf;
 	}
 	return NULL;
-}
-
-/*
- * The fsck for @fstype on @device, or false if fserrd cannot repair that
- * type. argv[0] is the program's name; check_fs() finds it.
- */
-static bool fsck_argv(const char *fstype, const char *device, char *argv[5])
-{
-	if (!strcmp(fstype, "vfat") || !strcmp(fstype, "msdos")) {
-		argv[0] = "fsck.fat";
-		argv[1] = "-a";
-		argv[2] = "-w";
-		argv[3] = (char *)device;
-		argv[4] = NULL;
-		return true;
-	}
-	if (!strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") || !strcmp(fstype, "ext4")) {
-		/* -f: the kernel saw an error, check even if the fs says clean */
-		argv[0] = "e2fsck";
-		argv[1] = "-p";
-		argv[2] = "-f";
-		argv[3] = (char *)device;
-		argv[4] = NULL;
-		return true;
-	}
-	return false;
-}
-
-/*
- * What the exit status of fsck means: "clean", "repaired", or NULL when it
- * could not repair the filesystem. fsck.fat: 0 nothing found, 1 errors
- * found (and, with -a, fixed). e2fsck: 0 clean, 1 and 2 fixed, 4 and up
- * errors left or the check failed.
- */
-static const char *fsck_outcome(const char *program, int status, bool timed_out)
-{
-	int code;
-
-	if (timed_out || !WIFEXITED(status))
-		return NULL;
-	code = WEXITSTATUS(status);
-	if (code == 0)
-		return "clean";
-	if (!strcmp(strrchr(program, '/') ? strrchr(program, '/') + 1 : program, "fsck.fat"))
-		return code == 1 ? "repaired" : NULL;
-	return code == 1 || code == 2 ? "repaired" : NULL;
 }
 
 /*
@@ -379,6 +337,21 @@ static int mount_saved(const struct fserr_saved_mount *m,
 		snprintf(options, sizeof(options), "%s%s", m->options, ro ? ",ro" : "");
 		ret = do_mount(m->source, m->target, m->fstype, options, MNT_OMODE_IGNORE,
 			       msg, sizeof(msg));
+		if (ret == -EBUSY && !ro) {
+			/*
+			 * The superblock lives on, read-only (errors=remount-ro),
+			 * in another mount namespace, and the kernel does not
+			 * change its read-only state for a new mount: mount it
+			 * read-only rather than leave the mount point empty.
+			 */
+			snprintf(options, sizeof(options), "%s,ro", m->options);
+			ret = do_mount(m->source, m->target, m->fstype, options,
+				       MNT_OMODE_IGNORE, msg, sizeof(msg));
+			if (!ret)
+				fserrd_log("mounted-ro", "mountpoint", m->target, "why",
+					   "the filesystem is read-only in another mount namespace",
+					   NULL);
+		}
 	} else {
 		char *vfs = NULL;
 
@@ -438,7 +411,7 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 	bool timed_out;
 	int status, err, fd;
 
-	if (!fsck_argv(primary->fstype, "/proc/self/fd/3", argv)) {
+	if (!fserr_fsck_argv(primary->fstype, "/proc/self/fd/3", argv)) {
 		fserrd_log("fsck-failed", "type", primary->fstype, "error",
 			   "no fsck for this filesystem type", NULL);
 		d->state.fsck_failed = true;
@@ -472,7 +445,7 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 	}
 	snprintf(cmd, sizeof(cmd), "%s %s %s %s", argv[0], argv[1], argv[2], argv[3]);
 	fserrd_log("fsck-start", "command", cmd, "device", primary->source, NULL);
-	err = run(argv, NULL, fd, 0, &status, &timed_out);
+	err = run(argv, NULL, fd, d->cfg.fsck_timeout, &status, &timed_out);
 	close(fd);
 	if (err) {
 		fserrd_log("fsck-failed", "command", cmd, "error", strerror(-err), NULL);
@@ -480,7 +453,7 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 		return;
 	}
 	describe_status(status, timed_out, how, sizeof(how));
-	outcome = fsck_outcome(argv[0], status, timed_out);
+	outcome = fserr_fsck_outcome(argv[0], status, timed_out);
 	fserrd_log("fsck-done", "command", cmd, "result", how,
 		   "outcome", outcome ? outcome : "not-repaired", NULL);
 	d->state.fsck_failed = !outcome;
@@ -565,6 +538,25 @@ static char *restore_options(struct libmnt_fs *m)
 }
 
 /*
+ * Unmount @target; 0 or -1 with errno. The process whose read met the
+ * error often still has the file open for a moment when the fault is
+ * seen: EBUSY is retried for up to a second before the repair falls back
+ * to remount-ro.
+ */
+static int unmount_patiently(const char *target)
+{
+	struct timespec nap = { 0, 100 * 1000 * 1000 };
+	int tries = 10;
+
+	while (umount2(target, UMOUNT_NOFOLLOW)) {
+		if (errno != EBUSY || !--tries)
+			return -1;
+		nanosleep(&nap, NULL);
+	}
+	return 0;
+}
+
+/*
  * Decide whether the repair of @f goes ahead and, if it does, record every
  * mount of the filesystem and the first step (unmount) in the state, for
  * the save that remembers the fault as handled: a fserrd killed after a
@@ -580,7 +572,7 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 
 	if (fserr_state_repairs_since(&d->state, MAJMIN(dev), time(NULL)) >= d->cfg.repair_limit)
 		return FSERRD_REPAIR_OVER_LIMIT;
-	if (!fsck_argv(f->fstype, f->source, argv))
+	if (!fserr_fsck_argv(f->fstype, f->source, argv))
 		return FSERRD_REPAIR_NO_FSCK;
 	if (!*f->first_mount)
 		return FSERRD_REPAIR_NO_ROOT;
@@ -691,7 +683,7 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 		close(fd);
 	}
 	for (i = d->state.nr_mounts - 1; i >= 0; i--) {
-		if (!umount2(d->state.mounts[i].target, UMOUNT_NOFOLLOW))
+		if (!unmount_patiently(d->state.mounts[i].target))
 			continue;
 		snprintf(msg, sizeof(msg), "busy: cannot unmount %s (%s); "
 			 "fell back to remount-ro", d->state.mounts[i].target, strerror(errno));

@@ -14,7 +14,13 @@
 #  - ext2 damage that e2fsck -p must not fix unattended: the filesystem
 #    comes back read-only and the log says the repair is incomplete;
 #  - the card's device node swapped for another device while the volume
-#    is down (fserrd killed before fsck): no fsck, no mount.
+#    is down (fserrd killed before fsck): no fsck, no mount;
+#  - an fsck that hangs is killed at fsck-timeout, the volume comes back
+#    read-only;
+#  - SIGTERM while fsck runs: the repair finishes, the volume is mounted
+#    read-write, then fserrd exits 0;
+#  - a volume still mounted in another mount namespace is not checked and
+#    comes back read-only here.
 STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
@@ -36,7 +42,7 @@ CONF
 	mount -o remount,bind,nosuid,nodev,noexec /mnt2
 	fserrd_start -c /tmp/fserrd.conf
 
-	tap_begin daemon-repair 43
+	tap_begin daemon-repair 53
 	damage /dev/mmcblk0p1 fat-dirent-bad-start DATA.BIN
 	cat /mnt/DATA.BIN >/dev/null 2>&1
 	t "the fault is logged once, with both mount points" wait_log \
@@ -183,11 +189,85 @@ CONF
 	t "swap: nothing is mounted on /mnt" sh -c "! grep -q ' /mnt ' /proc/mounts"
 	t "swap: no fsck ran" expect_eq "$fsck_runs" "$(grep -c ' fsck-start ' /tmp/fserrd.log)"
 	t "swap: the other image is unchanged" expect_eq "$md5_before" "$(md5sum </tmp/other.img)"
+	# (one run stalled for minutes between here and the hung fsck's
+	# checks, never again in 4 runs: if it does, say where things wait)
+	( sleep 60; echo "# stalled? fserrd's log, processes and where they wait:"
+	  tail -n 12 /tmp/fserrd.log | sed 's/^/# /'
+	  for p in /proc/[0-9]*; do
+		echo "# ${p#/proc/} $(cat $p/comm 2>/dev/null) $(cat $p/wchan 2>/dev/null)"
+	  done ) &
+	stall_watch=$!
 	fserrd_stop
 	rm /dev/mmcblk0p1
 	mknod /dev/mmcblk0p1 b 179 1
 	losetup -d "$loopdev"
 	mount -t vfat /dev/mmcblk0p1 /mnt
+
+	# An fsck that hangs (a dying card can make it) is killed at
+	# fsck-timeout with its process group, and the volume comes back
+	# read-only. A script that sleeps stands in for fsck.fat.
+	printf '#!/bin/sh\nexec sleep 300\n' >/tmp/hang-fsck
+	chmod +x /tmp/hang-fsck
+	mount --bind /tmp/hang-fsck /sbin/fsck.fat
+	printf 'match fstype vfat repair\nrepair-limit 10\nfsck-timeout 1\n' >/tmp/fserrd-hang.conf
+	fserrd_start -c /tmp/fserrd-hang.conf
+	# (FREE.BIN is still damaged: the swapped repair checked nothing)
+	cat /mnt/FREE.BIN >/dev/null 2>&1
+	t "hung fsck: killed at fsck-timeout" wait_log \
+		'fsck-done command="[^"]*/fsck\.fat -a -w /proc/self/fd/3" result="killed after the timeout" outcome=not-repaired'
+	t "hung fsck: the volume is mounted back read-only" wait_log \
+		' repair-incomplete dev=179:1 how=repair mounted=read-only '
+	t "hung fsck: nothing of it is left running" sh -c '! ps | grep -q "[s]leep 300"'
+	fserrd_stop
+	kill $stall_watch 2>/dev/null
+	umount /sbin/fsck.fat
+
+	# SIGTERM while fsck runs (as systemd stops the service, KillMode=mixed:
+	# the signal goes to fserrd alone): the repair finishes, then fserrd
+	# stops. fsck.fat behind a wrapper that waits a second first.
+	cp /sbin/fsck.fat /tmp/fsck.fat.real
+	printf '#!/bin/sh\nsleep 1\nexec /tmp/fsck.fat.real "$@"\n' >/tmp/slow-fsck
+	chmod +x /tmp/slow-fsck
+	mount --bind /tmp/slow-fsck /sbin/fsck.fat
+	umount /mnt
+	mount -t vfat -o notify,shortname=winnt /dev/mmcblk0p1 /mnt
+	printf 'match fstype vfat repair\nrepair-limit 10\n' >/tmp/fserrd-term.conf
+	fserrd_start -c /tmp/fserrd-term.conf
+	repaired_before=$(grep -c ' repaired dev=179:1 how=repair mounted=as-before fs_fault=0$' /tmp/fserrd.log)
+	fixed_before=$(grep -c ' fsck-done .* outcome=repaired' /tmp/fserrd.log)
+	fsck_before=$(grep -c ' fsck-start ' /tmp/fserrd.log)
+	cat /mnt/FREE.BIN >/dev/null 2>&1
+	wait_log ' fsck-start command=' $((fsck_before + 1)) >/dev/null
+	fserrd_stop
+	t "SIGTERM during fsck: fserrd finishes the repair, then exits 0" expect_eq 0 $?
+	t "... fsck.fat repaired the volume" expect_eq $((fixed_before + 1)) \
+		"$(grep -c ' fsck-done .* outcome=repaired' /tmp/fserrd.log)"
+	t "... the volume is mounted read-write again, fs_fault 0" sh -c \
+		"[ \$(grep -c ' repaired dev=179:1 how=repair mounted=as-before fs_fault=0\$' /tmp/fserrd.log) = $((repaired_before + 1)) ] && grep -q ' /mnt vfat rw,' /proc/mounts"
+	umount /sbin/fsck.fat
+
+	# Still mounted in another mount namespace (a process there holds it):
+	# the unmount here leaves the superblock alive, read-only after FAT's
+	# error. No fsck; the volume is mounted back read-only here (the
+	# kernel refuses a read-write mount of a read-only superblock), not
+	# left unmounted.
+	unshare -m sleep 300 &
+	holder=$!
+	settle 0.3
+	fsck_runs=$(grep -c ' fsck-start ' /tmp/fserrd.log)
+	rro_before=$(grep -c ' remounted-ro mountpoint=/mnt ' /tmp/fserrd.log)
+	damage /dev/mmcblk0p1 fat-dirent-bad-start WALK/F7.TXT
+	fserrd_start -c /tmp/fserrd-term.conf
+	cat /mnt/WALK/F7.TXT >/dev/null 2>&1
+	t "mounted elsewhere: no repair, and why" wait_log \
+		' repair-busy dev=179:1 why="still mounted elsewhere \(another mount namespace\)" policy=remount-ro$'
+	t "mounted elsewhere: remounted read-only" wait_log ' remounted-ro mountpoint=/mnt ' \
+		$((rro_before + 1))
+	t "mounted elsewhere: /mnt is mounted, read-only" mounted_ro /mnt
+	t "mounted elsewhere: no fsck ran" expect_eq "$fsck_runs" "$(grep -c ' fsck-start ' /tmp/fserrd.log)"
+	fserrd_stop
+	kill $holder
+	wait $holder 2>/dev/null
 
 	# A fault is (sysfs directory inode, fault_count). A remount-ro clears
 	# fs_fault while a reader may still hit the damage, which raises a new

@@ -28,6 +28,7 @@ void fserr_config_init(struct fserr_config *cfg)
 	cfg->fallback.policy = FSERR_LOG;
 	cfg->repair_limit = 3;
 	cfg->exec_timeout = 30;
+	cfg->fsck_timeout = 1800;
 }
 
 static void free_action(struct fserr_action *a)
@@ -167,6 +168,8 @@ static int parse_line(struct parser *p, char *line, struct fserr_config *cfg)
 		return parse_uint(p, w, n, 0, 1000, &cfg->repair_limit);
 	if (!strcmp(w[0], "exec-timeout"))
 		return parse_uint(p, w, n, 1, 3600, &cfg->exec_timeout);
+	if (!strcmp(w[0], "fsck-timeout"))
+		return parse_uint(p, w, n, 0, 86400, &cfg->fsck_timeout);
 	return fail(p, "unknown keyword '%s'", w[0]);
 }
 
@@ -248,19 +251,31 @@ int fserr_config_load(const char *path, struct fserr_config *cfg,
 	return ret;
 }
 
-const struct fserr_action *fserr_config_action(const struct fserr_config *cfg,
+const struct fserr_action *fserr_config_choose(const struct fserr_config *cfg,
 					       const char *fstype,
-					       const char *mountpoint)
+					       const char *const *mountpoints,
+					       size_t nr_mountpoints)
 {
-	size_t i;
+	size_t i, j;
 
-	for (i = 0; i < cfg->nr_rules; i++)
-		if (cfg->rules[i].kind == MATCH_MOUNTPOINT && mountpoint &&
-		    !strcmp(cfg->rules[i].value, mountpoint))
-			return &cfg->rules[i].action;
+	/* The first rule in the file that names any mount point wins */
+	for (i = 0; i < cfg->nr_rules; i++) {
+		if (cfg->rules[i].kind != MATCH_MOUNTPOINT)
+			continue;
+		for (j = 0; j < nr_mountpoints; j++)
+			if (mountpoints[j] && !strcmp(cfg->rules[i].value, mountpoints[j]))
+				return &cfg->rules[i].action;
+	}
 	for (i = 0; i < cfg->nr_rules; i++)
 		if (cfg->rules[i].kind == MATCH_FSTYPE && fstype &&
 		    !strcmp(cfg->rules[i].value, fstype))
 			return &cfg->rules[i].action;
 	return &cfg->fallback;
+}
+
+const struct fserr_action *fserr_config_action(const struct fserr_config *cfg,
+					       const char *fstype,
+					       const char *mountpoint)
+{
+	return fserr_config_choose(cfg, fstype, &mountpoint, mountpoint ? 1 : 0);
 }

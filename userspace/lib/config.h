@@ -9,6 +9,7 @@
  *   match mountpoint /media/sd exec /usr/local/bin/tell-admin --urgent
  *   repair-limit 3          # repairs per device per hour, then remount-ro
  *   exec-timeout 30         # seconds an exec policy may run
+ *   fsck-timeout 1800       # seconds fsck may run (0: no limit)
  *
  * A configuration with any error is refused whole, with the file name and
  * line number of the first error; nothing of it is applied.
@@ -40,9 +41,10 @@ struct fserr_config {
 	size_t nr_rules;
 	unsigned int repair_limit;	/* per device per hour */
 	unsigned int exec_timeout;	/* seconds */
+	unsigned int fsck_timeout;	/* seconds, 0 for none */
 };
 
-/* The built-in configuration: log everything, 3 repairs/hour, 30 s. */
+/* The built-in configuration: log everything, 3 repairs/hour, exec 30 s, fsck 1800 s. */
 void fserr_config_init(struct fserr_config *cfg);
 
 /*
@@ -62,7 +64,18 @@ char *fserr_config_read(const char *path, char *err, size_t errlen);
 int fserr_config_load(const char *path, struct fserr_config *cfg,
 		      char *err, size_t errlen);
 
-/* The action for a filesystem of type @fstype mounted at @mountpoint. */
+/*
+ * The action for a filesystem of type @fstype mounted at @mountpoints: that
+ * of the first "match mountpoint" rule in the file that names one of them,
+ * else that of the first "match fstype" rule for @fstype, else the default.
+ * The order of @mountpoints does not matter.
+ */
+const struct fserr_action *fserr_config_choose(const struct fserr_config *cfg,
+					       const char *fstype,
+					       const char *const *mountpoints,
+					       size_t nr_mountpoints);
+
+/* As fserr_config_choose(), for one mount point (or none: NULL). */
 const struct fserr_action *fserr_config_action(const struct fserr_config *cfg,
 					       const char *fstype,
 					       const char *mountpoint);

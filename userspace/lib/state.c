@@ -426,7 +426,17 @@ int fserr_state_save(const char *path, const struct fserr_state *st)
 		free(text);
 		return -ENAMETOOLONG;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * A fresh file, never through a link: whatever is at STATE.new (left
+	 * by a crash, or planted) is removed, and O_EXCL | O_NOFOLLOW fail
+	 * if anything takes its place before the open.
+	 */
+	if (unlink(tmp) && errno != ENOENT) {
+		err = -errno;
+		free(text);
+		return err;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		err = -errno;
 		free(text);

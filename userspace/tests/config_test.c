@@ -56,6 +56,28 @@ TEST(valid_file)
 	fserr_config_free(&cfg);
 }
 
+/* Several mount points: the rule that comes first in the file decides. */
+TEST(first_rule_in_the_file_wins)
+{
+	static const char text[] =
+		"match mountpoint /b log\n"
+		"match mountpoint /a remount-ro\n"
+		"match fstype vfat repair\n";
+	const char *ab[] = { "/a", "/b" }, *ba[] = { "/b", "/a" }, *cx[] = { "/c", "/x" };
+	struct fserr_config cfg;
+	char err[256] = "";
+
+	fserr_config_init(&cfg);
+	ASSERT_EQ(0, fserr_config_parse("order.conf", text, &cfg, err, sizeof(err)));
+	EXPECT_EQ(FSERR_LOG, fserr_config_choose(&cfg, "vfat", ab, 2)->policy);
+	EXPECT_EQ(FSERR_LOG, fserr_config_choose(&cfg, "vfat", ba, 2)->policy);
+	EXPECT_EQ(FSERR_REMOUNT_RO, fserr_config_choose(&cfg, "vfat", ab, 1)->policy);
+	EXPECT_EQ(FSERR_REPAIR, fserr_config_choose(&cfg, "vfat", cx, 2)->policy);
+	EXPECT_EQ(FSERR_REPAIR, fserr_config_choose(&cfg, "vfat", NULL, 0)->policy);
+	EXPECT_EQ(FSERR_LOG, fserr_config_choose(&cfg, "ext2", cx, 2)->policy);
+	fserr_config_free(&cfg);
+}
+
 TEST(bad_files_are_refused_whole_with_the_line)
 {
 	static const struct { const char *text, *want; } bad[] = {

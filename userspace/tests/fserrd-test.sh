@@ -65,7 +65,7 @@ stop() {
 	return $rc
 }
 
-tap_plan 27
+tap_plan 30
 : >"$work/conf"
 man=$(dirname "$0")/../man/fserrd.8
 check "--help and fserrd.8 name the same options" bash -c \
@@ -195,6 +195,45 @@ s.sendto(b"change@/fs/fat/sdz1\0ACTION=change\0DEVPATH=/fs/fat/sdz1\0SUBSYSTEM=f
 	stop
 else
 	skip "a forged uevent (not from the kernel) is ignored" "no unshare --net, nsenter or python3 here"
+fi
+
+# Relative paths on the command line name files in the directory fserrd
+# was started in, also after it has moved to / (a SIGHUP re-reads the
+# policy file): it used to look for "conf" in / at the reload.
+printf 'default log\n' >"$work/conf"
+(cd "$work" && exec "$fserrd" --sysfs sys --state state-rel --config conf --verbose \
+	2>"$work/log10") &
+daemon=$!
+wait_for "$work/log10" ' rescan why=start' >/dev/null
+printf 'default remount-ro\n' >"$work/conf"
+kill -HUP "$daemon"
+check "relative --config: SIGHUP reloads it from the start directory" wait_for "$work/log10" \
+	'reloaded default=remount-ro'
+check "relative --state: the state file is where it was named" test -f "$work/state-rel"
+stop
+
+# Rule precedence, as fserrd.8 says: the first "match mountpoint" line
+# that names one of the fault's mount points, whatever the order of the
+# mounts (fserrd used to take the first mount that any rule named). In a
+# mount namespace of its own: a tmpfs at a, bound at b; the rule for b
+# comes first in the file.
+if unshare -m true 2>/dev/null && command -v mountpoint >/dev/null; then
+	mkdir -p "$work/a" "$work/b"
+	printf 'match mountpoint %s/b log\nmatch mountpoint %s/a exec /bin/true\n' \
+		"$work" "$work" >"$work/conf-order"
+	fake_fs fat sdx1 1 1
+	unshare -m --propagation private -- bash -c '
+		mount -t tmpfs order "$1/a" && mount --bind "$1/a" "$1/b" &&
+		mountpoint -d "$1/a" >"$1/sys/fat/sdx1/dev" &&
+		exec "$2" --sysfs "$1/sys" --state "$1/state-order" --config "$1/conf-order"' \
+		order "$work" "$fserrd" 2>"$work/log11" &
+	daemon=$!
+	check "the first mountpoint rule in the file decides, not the first mount" wait_for \
+		"$work/log11" "fault type=tmpfs device=order .*mountpoints=$work/a,$work/b .*policy=log\$"
+	stop
+	rm -r "$work/sys/fat/sdx1"
+else
+	skip "the first mountpoint rule in the file decides" "no unshare -m or mountpoint here"
 fi
 
 # a damaged state file is moved aside and reported, not trusted

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -147,6 +148,49 @@ TEST(save_and_load)
 	EXPECT_NE(0, access(path, F_OK));
 	snprintf(path, sizeof(path), "%s/state", dir);
 	unlink(path);
+	rmdir(dir);
+	fserr_state_free(&st);
+	fserr_state_free(&back);
+}
+
+/*
+ * A link planted at STATE.new (a stale one, or someone's who could write
+ * the directory) is replaced, not followed: its target keeps its text and
+ * the state file is a regular file.
+ */
+TEST(save_does_not_follow_a_planted_link)
+{
+	char dir[] = "/tmp/fserrd-state-XXXXXX", path[64], tmp[64], victim[64];
+	char buf[64] = "", err[128] = "";
+	struct fserr_state st, back;
+	struct stat sb;
+	FILE *f;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state", dir);
+	snprintf(tmp, sizeof(tmp), "%s/state.new", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	f = fopen(victim, "w");
+	ASSERT_NE(NULL, f);
+	fputs("precious\n", f);
+	fclose(f);
+	ASSERT_EQ(0, symlink(victim, tmp));
+	fserr_state_init(&st, "boot");
+	fserr_state_set_handled(&st, 7, 1);
+	ASSERT_EQ(0, fserr_state_save(path, &st));
+	f = fopen(victim, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	EXPECT_STREQ("precious\n", buf);
+	ASSERT_EQ(0, lstat(path, &sb));
+	EXPECT_TRUE(S_ISREG(sb.st_mode));
+	fserr_state_init(&back, "");
+	ASSERT_EQ(0, fserr_state_load(path, &back, err, sizeof(err)));
+	EXPECT_TRUE(fserr_state_is_handled(&back, 7, 1));
+	unlink(path);
+	unlink(tmp);
+	unlink(victim);
 	rmdir(dir);
 	fserr_state_free(&st);
 	fserr_state_free(&back);

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+#include <sys/wait.h>
+
+#include "fsck.h"
+
+bool fserr_fsck_argv(const char *fstype, const char *device, char *argv[5])
+{
+	if (!strcmp(fstype, "vfat") || !strcmp(fstype, "msdos")) {
+		argv[0] = "fsck.fat";
+		argv[1] = "-a";
+		argv[2] = "-w";
+	} else if (!strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") ||
+		   !strcmp(fstype, "ext4")) {
+		/* -f: the kernel saw an error, check even if the fs says clean */
+		argv[0] = "e2fsck";
+		argv[1] = "-p";
+		argv[2] = "-f";
+	} else {
+		return false;
+	}
+	argv[3] = (char *)device;
+	argv[4] = NULL;
+	return true;
+}
+
+/*
+ * fsck.fat: 0 nothing found, 1 errors found (and, with -a, fixed), 2 and up
+ * a usage or operational error. e2fsck's status is a bit mask: 1 errors
+ * corrected, 2 corrected and the system should be rebooted (3 is both), 4
+ * errors left uncorrected, 8 operational error, 16 usage, 32 cancelled,
+ * 128 shared library error.
+ */
+const char *fserr_fsck_outcome(const char *program, int status, bool timed_out)
+{
+	const char *name = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
+	int code;
+
+	if (timed_out || !WIFEXITED(status))
+		return NULL;
+	code = WEXITSTATUS(status);
+	if (code == 0)
+		return "clean";
+	if (!strcmp(name, "fsck.fat"))
+		return code == 1 ? "repaired" : NULL;
+	return (code & ~3) == 0 ? "repaired" : NULL;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Which fsck checks a filesystem type, and what its exit status means.
+ */
+#ifndef FSERR_FSCK_H
+#define FSERR_FSCK_H
+
+#include <stdbool.h>
+
+/*
+ * The fsck command for @fstype on @device, to run unattended: fsck.fat
+ * -a -w for vfat and msdos, e2fsck -p -f for ext2, ext3 and ext4. argv[0]
+ * is the program's name, not its path. false for any other type.
+ */
+bool fserr_fsck_argv(const char *fstype, const char *device, char *argv[5]);
+
+/*
+ * What @program's wait status @status means: "clean", "repaired", or NULL
+ * when it could not repair the filesystem (or was killed, or timed out).
+ * @program may be a path; its last component is compared.
+ */
+const char *fserr_fsck_outcome(const char *program, int status, bool timed_out);
+
+#endif
