@@ -1,6 +1,6 @@
 # The guest half of `make demo` (busybox ash); installed as
-# /scenarios/demo.sh. Walks through a clean mount, damage to the card and
-# what userspace is told.
+# /scenarios/demo.sh. Walks through a clean mount, damage to the card,
+# what userspace is told, and fserrd repairing the volume.
 say() { printf '\n==> %s\n' "$*"; sleep 0.2; }
 show() { printf '    $ %s\n' "$*"; sh -c "$*" 2>&1 | sed 's/^/    /'; }
 
@@ -62,5 +62,36 @@ guest() {
 	attrs /sys/fs/ext2/mmcblk0p2
 	show "umount /mnt"
 	sleep 0.3
-	say "That is the kernel side and fserrctl. The daemon that repairs (fserrd) comes next."
+
+	say "fserrd, the daemon, with a policy that repairs FAT volumes:"
+	mkdir -p /tmp/fserrd
+	printf 'match fstype vfat repair\n' >/tmp/fserrd.conf
+	show "cat /tmp/fserrd.conf"
+	say "DATA.BIN is still damaged (the fault was only cleared). Mount the volume again, start fserrd (its log and fsck.fat's output are the 'fserrd:' lines):"
+	show "mount -t vfat -o notify /dev/mmcblk0p1 /mnt"
+	: >/tmp/fserrd.log
+	fserrd --state /tmp/fserrd/state -c /tmp/fserrd.conf 2>>/tmp/fserrd.log &
+	daemon=$!
+	tail -f /tmp/fserrd.log | while IFS= read -r line; do echo "    fserrd: $line"; done &
+	shower=$!
+	sleep 1
+	say "An application reads the damaged file; fserrd finds the fault, unmounts, runs fsck.fat, mounts again:"
+	show "cat /mnt/DATA.BIN >/dev/null"
+	i=0
+	while ! grep -q -E ' (repaired|repair-incomplete|repair-failed|repair-busy) ' /tmp/fserrd.log && [ $i -lt 100 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	sleep 0.5
+	say "The volume is back, with the same options, and clean:"
+	show "grep mmcblk0p1 /proc/mounts"
+	attrs $fat
+	say "Every file the damage did not touch reads back with its checksum:"
+	printf '    %s\n' "$(cd /mnt && grep -v DATA.BIN /tests/card.sha256 | sha256sum -c - 2>&1 | grep -c ': OK$') files OK, $(cd /mnt && grep -v DATA.BIN /tests/card.sha256 | sha256sum -c - 2>&1 | grep -c -v ': OK$') not OK"
+	kill $daemon
+	wait $daemon 2>/dev/null
+	kill $shower 2>/dev/null
+	show "umount /mnt"
+	sleep 0.3
+	say "That is fserr: the kernel reports, fserrctl shows, fserrd repairs."
 }
