@@ -96,12 +96,13 @@ void fserrd_pause_point(struct fserrd *d)
 	raise(SIGSTOP);
 }
 
-void fserrd_save_state(struct fserrd *d)
+int fserrd_save_state(struct fserrd *d)
 {
 	int err = fserr_state_save(d->state_path, &d->state);
 
 	if (err)
 		fserrd_log("state-not-saved", "file", d->state_path, "error", strerror(-err), NULL);
+	return err;
 }
 
 /* --- configuration ------------------------------------------------------ */
@@ -358,7 +359,16 @@ static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fser
 		return;
 	}
 	fserrd_prepare(d, a, &f);
-	fserrd_save_state(d);
+	/*
+	 * A repair that is not on disk could not be finished by the next
+	 * fserrd if this one died midway (the volume would stay unmounted):
+	 * without a saved state there is no repair, only remount-ro.
+	 */
+	if (fserrd_save_state(d) && a->policy == FSERR_REPAIR &&
+	    d->repair_plan == FSERRD_REPAIR_GO) {
+		fserr_state_end_repair(&d->state);
+		d->repair_plan = FSERRD_REPAIR_NOT_SAVED;
+	}
 	fserrd_log("fault", "type", f.fstype, "device", f.source, "dev", devno,
 		   "mountpoints", *f.mountpoints ? f.mountpoints : "-",
 		   "first_errno", first_errno, "first_error", fserr_errno_name(fs->first_errno),

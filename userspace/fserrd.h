@@ -28,10 +28,12 @@ enum fserrd_repair_plan {
 	FSERRD_REPAIR_GO,
 	FSERRD_REPAIR_OVER_LIMIT,	/* escalated to remount-ro */
 	FSERRD_REPAIR_NO_FSCK,		/* remount-ro */
+	FSERRD_REPAIR_NO_PROGRAM,	/* remount-ro: repair_why names the fsck */
 	FSERRD_REPAIR_NO_ROOT,		/* remount-ro */
 	FSERRD_REPAIR_NO_TABLE,		/* nothing done */
 	FSERRD_REPAIR_TOO_MANY_MOUNTS,	/* remount-ro */
 	FSERRD_REPAIR_UNSAFE_TARGET,	/* remount-ro: repair_why says why */
+	FSERRD_REPAIR_NOT_SAVED,	/* remount-ro: the state file cannot be written */
 };
 
 struct fserrd {
@@ -42,7 +44,7 @@ struct fserrd {
 	/* Testing aid: stop (SIGSTOP) before this repair step, once. */
 	enum fserr_repair_step pause_before;
 	enum fserrd_repair_plan repair_plan;
-	char repair_why[1024];		/* FSERRD_REPAIR_UNSAFE_TARGET */
+	char repair_why[1024];		/* FSERRD_REPAIR_UNSAFE_TARGET, _NO_PROGRAM */
 	/* The device of the repair, held exclusively from unmount to fsck, or -1 */
 	int held_fd;
 };
@@ -56,8 +58,8 @@ void fserrd_pause_point(struct fserrd *d);
  */
 void fserrd_log(const char *what, ...) __attribute__((sentinel));
 
-/* Save the state file; a failure is logged, the daemon goes on. */
-void fserrd_save_state(struct fserrd *d);
+/* Save the state file; a failure is logged and returned (-errno). */
+int fserrd_save_state(struct fserrd *d);
 
 /*
  * Before the save that remembers @f as handled: a repair that goes ahead

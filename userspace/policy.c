@@ -400,8 +400,11 @@ static int mount_all(struct fserr_state *st, dev_t dev)
  * The device is the one fserrd holds (d->held_fd, from the unmount on) or
  * opens now, checked by its number; fsck gets it as descriptor 3 and its
  * name as /proc/self/fd/3, so that it checks that device whatever the name
- * in /dev points to by then. fserrd lets go of its exclusive hold just
- * before fsck starts (e2fsck opens the device exclusively itself).
+ * in /dev points to by then. fserrd keeps its exclusive hold while
+ * fsck.fat runs, so that nothing can mount the device under it; e2fsck
+ * claims the device exclusively itself, so the hold is dropped before it
+ * starts and taken again when it ends. The hold is kept (d->held_fd) until
+ * the mount back (release_hold()).
  */
 static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 {
@@ -409,54 +412,76 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 	dev_t dev = makedev(d->state.major, d->state.minor);
 	const char *outcome;
 	bool timed_out;
-	int status, err, fd;
+	int status, err, fd, hold;
 
+	/* Whatever happens below, the hold is this function's now */
+	hold = d->held_fd;
+	d->held_fd = -1;
 	if (!fserr_fsck_argv(primary->fstype, "/proc/self/fd/3", argv)) {
 		fserrd_log("fsck-failed", "type", primary->fstype, "error",
 			   "no fsck for this filesystem type", NULL);
-		d->state.fsck_failed = true;
-		return;
+		goto failed;
 	}
 	if (!find_program(argv[0], program, sizeof(program))) {
 		fserrd_log("fsck-failed", "program", argv[0], "error",
 			   "not installed in /usr/sbin, /sbin, /usr/bin or /bin", NULL);
-		d->state.fsck_failed = true;
-		return;
+		goto failed;
 	}
 	argv[0] = program;
-	fd = d->held_fd;
-	d->held_fd = -1;
-	if (fd < 0)
-		fd = hold_device(primary->source, dev, why, sizeof(why));
-	if (fd < 0) {
+	if (hold < 0)
+		hold = hold_device(primary->source, dev, why, sizeof(why));
+	if (hold < 0) {
 		fserrd_log("fsck-refused", "device", primary->source, "why", why, NULL);
-		d->state.fsck_failed = true;
-		return;
+		goto failed;
 	}
 	/* The same device, without the exclusive claim, for fsck. */
-	snprintf(why, sizeof(why), "/proc/self/fd/%d", fd);
-	err = open(why, O_RDONLY | O_CLOEXEC);
-	close(fd);
-	fd = err;
+	snprintf(why, sizeof(why), "/proc/self/fd/%d", hold);
+	fd = open(why, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		fserrd_log("fsck-failed", "device", primary->source, "error", strerror(errno), NULL);
-		d->state.fsck_failed = true;
-		return;
+		goto failed;
+	}
+	if (fserr_fsck_opens_exclusively(program)) {
+		close(hold);
+		hold = -1;
 	}
 	snprintf(cmd, sizeof(cmd), "%s %s %s %s", argv[0], argv[1], argv[2], argv[3]);
 	fserrd_log("fsck-start", "command", cmd, "device", primary->source, NULL);
 	err = run(argv, NULL, fd, d->cfg.fsck_timeout, &status, &timed_out);
+	if (hold < 0) {
+		/* e2fsck's claim is gone: fserrd's again, on the same device */
+		snprintf(why, sizeof(why), "/proc/self/fd/%d", fd);
+		hold = open(why, O_RDONLY | O_EXCL | O_CLOEXEC);
+	}
 	close(fd);
 	if (err) {
 		fserrd_log("fsck-failed", "command", cmd, "error", strerror(-err), NULL);
-		d->state.fsck_failed = true;
-		return;
+		goto failed;
 	}
 	describe_status(status, timed_out, how, sizeof(how));
 	outcome = fserr_fsck_outcome(argv[0], status, timed_out);
+	if (outcome && hold < 0) {
+		/* Mounted by someone while fsck ran: its work cannot be trusted */
+		fserrd_log("fsck-done", "command", cmd, "result", how, "outcome", "void",
+			   "why", "the device was claimed while fsck ran", NULL);
+		goto failed;
+	}
 	fserrd_log("fsck-done", "command", cmd, "result", how,
 		   "outcome", outcome ? outcome : "not-repaired", NULL);
 	d->state.fsck_failed = !outcome;
+	d->held_fd = hold;
+	return;
+failed:
+	d->state.fsck_failed = true;
+	d->held_fd = hold;
+}
+
+/* Let go of the device before it is mounted back (mount claims it). */
+static void release_hold(struct fserrd *d)
+{
+	if (d->held_fd >= 0)
+		close(d->held_fd);
+	d->held_fd = -1;
 }
 
 /*
@@ -509,6 +534,7 @@ static void finish_repair(struct fserrd *d, dev_t dev, int failed, const char *h
 /* Put back the mounts of an abandoned repair; the fault stays. */
 static void abandon_repair(struct fserrd *d, dev_t dev)
 {
+	release_hold(d);
 	mount_all(&d->state, dev);
 	fserr_state_end_repair(&d->state);
 	fserrd_save_state(d);
@@ -574,6 +600,11 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 		return FSERRD_REPAIR_OVER_LIMIT;
 	if (!fserr_fsck_argv(f->fstype, f->source, argv))
 		return FSERRD_REPAIR_NO_FSCK;
+	/* Nothing is taken down for an fsck that is not there */
+	if (!find_program(argv[0], d->repair_why, sizeof(d->repair_why))) {
+		snprintf(d->repair_why, sizeof(d->repair_why), "%s", argv[0]);
+		return FSERRD_REPAIR_NO_PROGRAM;
+	}
 	if (!*f->first_mount)
 		return FSERRD_REPAIR_NO_ROOT;
 
@@ -651,6 +682,18 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 			   "policy", "remount-ro", NULL);
 		act_remount_ro(f, msg);
 		return;
+	case FSERRD_REPAIR_NOT_SAVED:
+		fserrd_log("repair-refused", "dev", devno, "why", "the state file could not be saved",
+			   "policy", "remount-ro", NULL);
+		act_remount_ro(f, "the state file could not be saved");
+		return;
+	case FSERRD_REPAIR_NO_PROGRAM:
+		snprintf(msg, sizeof(msg), "%s is not installed in /usr/sbin, /sbin, /usr/bin or /bin",
+			 d->repair_why);
+		fserrd_log("repair-unsupported", "type", f->fstype, "why", msg,
+			   "policy", "remount-ro", NULL);
+		act_remount_ro(f, msg);
+		return;
 	case FSERRD_REPAIR_NO_FSCK:
 		fserrd_log("repair-unsupported", "type", f->fstype, "policy", "remount-ro", NULL);
 		act_remount_ro(f, "no fsck for this filesystem type");
@@ -714,6 +757,7 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 	d->state.step = FSERR_STEP_MOUNT;
 	fserrd_save_state(d);
 	fserrd_pause_point(d);
+	release_hold(d);
 	finish_repair(d, dev, mount_all(&d->state, dev), "repair");
 }
 
@@ -765,6 +809,7 @@ void fserrd_resume(struct fserrd *d)
 		 * fsck ran and the filesystem is mounted again: killed while
 		 * the mounts came back. Mount the rest and finish.
 		 */
+		release_hold(d);
 		finish_repair(d, dev, mount_all(st, dev), "resumed-repair");
 		return;
 	}
@@ -789,5 +834,6 @@ void fserrd_resume(struct fserrd *d)
 		st->step = FSERR_STEP_MOUNT;
 		fserrd_save_state(d);
 	}
+	release_hold(d);
 	finish_repair(d, dev, mount_all(st, dev), "resumed-repair");
 }

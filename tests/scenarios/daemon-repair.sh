@@ -20,7 +20,9 @@
 #  - SIGTERM while fsck runs: the repair finishes, the volume is mounted
 #    read-write, then fserrd exits 0;
 #  - a volume still mounted in another mount namespace is not checked and
-#    comes back read-only here.
+#    comes back read-only here; nothing can mount the card while fsck.fat
+#    runs; a missing fsck.fat takes nothing down, nor does a fault when
+#    the state file cannot be saved.
 STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
@@ -30,7 +32,7 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 
 guest() {
 	fserr_lift_global_cap
-	mkdir -p /mnt3 /mnt4 /tmp/spare
+	mkdir -p /mnt3 /mnt4 /mnt5 /tmp/spare
 	cat >/tmp/fserrd.conf <<'CONF'
 match mountpoint /mnt4 log
 match fstype vfat repair
@@ -42,7 +44,7 @@ CONF
 	mount -o remount,bind,nosuid,nodev,noexec /mnt2
 	fserrd_start -c /tmp/fserrd.conf
 
-	tap_begin daemon-repair 53
+	tap_begin daemon-repair 59
 	damage /dev/mmcblk0p1 fat-dirent-bad-start DATA.BIN
 	cat /mnt/DATA.BIN >/dev/null 2>&1
 	t "the fault is logged once, with both mount points" wait_log \
@@ -238,6 +240,9 @@ CONF
 	fsck_before=$(grep -c ' fsck-start ' /tmp/fserrd.log)
 	cat /mnt/FREE.BIN >/dev/null 2>&1
 	wait_log ' fsck-start command=' $((fsck_before + 1)) >/dev/null
+	# (fsck.fat opens the card without claiming it: fserrd's claim stays)
+	t "while fsck.fat runs, nothing else can mount the card" sh -c \
+		'! mount -t vfat /dev/mmcblk0p1 /mnt5 2>/dev/null || { umount /mnt5; exit 1; }'
 	fserrd_stop
 	t "SIGTERM during fsck: fserrd finishes the repair, then exits 0" expect_eq 0 $?
 	t "... fsck.fat repaired the volume" expect_eq $((fixed_before + 1)) \
@@ -268,6 +273,41 @@ CONF
 	fserrd_stop
 	kill $holder
 	wait $holder 2>/dev/null
+
+	# fsck.fat not there (here: not executable): nothing is taken down,
+	# the volume is remounted read-only. (fserrd used to unmount first,
+	# then keep its claim on the card, so that its own mount back failed.)
+	umount /mnt
+	mount -t vfat -o notify,shortname=winnt /dev/mmcblk0p1 /mnt
+	damage /dev/mmcblk0p1 fat-dirent-bad-start WALK/F8.TXT
+	: >/tmp/no-fsck
+	chmod 644 /tmp/no-fsck
+	mount --bind /tmp/no-fsck /sbin/fsck.fat
+	fserrd_start -c /tmp/fserrd-term.conf
+	cat /mnt/WALK/F8.TXT >/dev/null 2>&1
+	t "fsck.fat missing: no repair, and why" wait_log \
+		' repair-unsupported type=vfat why="fsck.fat is not installed in /usr/sbin, /sbin, /usr/bin or /bin" policy=remount-ro$'
+	t "fsck.fat missing: /mnt stays mounted, read-only" mounted_ro /mnt
+	fserrd_stop
+	umount /sbin/fsck.fat
+
+	# The state file cannot be written (its filesystem is full): a repair
+	# that a restarted fserrd could not finish is not started; remount-ro.
+	umount /mnt
+	mount -t vfat -o notify,shortname=winnt /dev/mmcblk0p1 /mnt
+	damage /dev/mmcblk0p1 fat-dirent-bad-start WALK/F9.TXT
+	mkdir -p /tmp/fullst
+	mount -t tmpfs -o size=16k fullst /tmp/fullst
+	fsck_runs=$(grep -c ' fsck-start ' /tmp/fserrd.log)
+	fserrd_start -c /tmp/fserrd-term.conf --state /tmp/fullst/state
+	dd if=/dev/zero of=/tmp/fullst/fill bs=4k 2>/dev/null
+	cat /mnt/WALK/F9.TXT >/dev/null 2>&1
+	t "state not saved: no repair, and why" wait_log \
+		' repair-refused dev=179:1 why="the state file could not be saved" policy=remount-ro$'
+	t "state not saved: /mnt stays mounted, read-only" mounted_ro /mnt
+	t "state not saved: no fsck ran" expect_eq "$fsck_runs" "$(grep -c ' fsck-start ' /tmp/fserrd.log)"
+	fserrd_stop
+	umount /tmp/fullst
 
 	# A fault is (sysfs directory inode, fault_count). A remount-ro clears
 	# fs_fault while a reader may still hit the damage, which raises a new

@@ -28,7 +28,7 @@ void fserr_config_init(struct fserr_config *cfg)
 	cfg->fallback.policy = FSERR_LOG;
 	cfg->repair_limit = 3;
 	cfg->exec_timeout = 30;
-	cfg->fsck_timeout = 1800;
+	cfg->fsck_timeout = 600;
 }
 
 static void free_action(struct fserr_action *a)

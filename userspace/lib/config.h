@@ -9,7 +9,7 @@
  *   match mountpoint /media/sd exec /usr/local/bin/tell-admin --urgent
  *   repair-limit 3          # repairs per device per hour, then remount-ro
  *   exec-timeout 30         # seconds an exec policy may run
- *   fsck-timeout 1800       # seconds fsck may run (0: no limit)
+ *   fsck-timeout 600        # seconds fsck may run (0: no limit)
  *
  * A configuration with any error is refused whole, with the file name and
  * line number of the first error; nothing of it is applied.
@@ -44,7 +44,7 @@ struct fserr_config {
 	unsigned int fsck_timeout;	/* seconds, 0 for none */
 };
 
-/* The built-in configuration: log everything, 3 repairs/hour, exec 30 s, fsck 1800 s. */
+/* The built-in configuration: log everything, 3 repairs/hour, exec 30 s, fsck 600 s. */
 void fserr_config_init(struct fserr_config *cfg);
 
 /*

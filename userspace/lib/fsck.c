@@ -24,6 +24,13 @@ bool fserr_fsck_argv(const char *fstype, const char *device, char *argv[5])
 	return true;
 }
 
+bool fserr_fsck_opens_exclusively(const char *program)
+{
+	const char *name = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
+
+	return !strcmp(name, "e2fsck");
+}
+
 /*
  * fsck.fat: 0 nothing found, 1 errors found (and, with -a, fixed), 2 and up
  * a usage or operational error. e2fsck's status is a bit mask: 1 errors

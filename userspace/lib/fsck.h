@@ -15,6 +15,14 @@
 bool fserr_fsck_argv(const char *fstype, const char *device, char *argv[5]);
 
 /*
+ * Does @program (a name or a path) open the device exclusively itself?
+ * e2fsck does (O_EXCL), fsck.fat does not: fserrd keeps its own exclusive
+ * hold on the device while fsck.fat runs, and must let go of it for
+ * e2fsck.
+ */
+bool fserr_fsck_opens_exclusively(const char *program);
+
+/*
  * What @program's wait status @status means: "clean", "repaired", or NULL
  * when it could not repair the filesystem (or was killed, or timed out).
  * @program may be a path; its last component is compared.

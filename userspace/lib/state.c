@@ -57,6 +57,9 @@ void fserr_state_free(struct fserr_state *st)
 	free(st->handled);
 	st->handled = NULL;
 	st->nr_handled = st->cap_handled = 0;
+	free(st->repairs);
+	st->repairs = NULL;
+	st->nr_repairs = st->cap_repairs = 0;
 }
 
 char *fserr_escape(const char *in)
@@ -163,6 +166,26 @@ unsigned int fserr_state_repairs_since(const struct fserr_state *st,
 	return n;
 }
 
+/* Append a repair record; -ENOMEM if the table cannot grow. */
+static int push_repair(struct fserr_state *st, unsigned int major, unsigned int minor,
+		       time_t when)
+{
+	if (st->nr_repairs == st->cap_repairs) {
+		size_t cap = st->cap_repairs ? 2 * st->cap_repairs : 16;
+		struct fserr_repair_time *more = realloc(st->repairs, cap * sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		st->repairs = more;
+		st->cap_repairs = cap;
+	}
+	st->repairs[st->nr_repairs].major = major;
+	st->repairs[st->nr_repairs].minor = minor;
+	st->repairs[st->nr_repairs].when = when;
+	st->nr_repairs++;
+	return 0;
+}
+
 void fserr_state_add_repair(struct fserr_state *st, unsigned int major,
 			    unsigned int minor, time_t now)
 {
@@ -172,15 +195,12 @@ void fserr_state_add_repair(struct fserr_state *st, unsigned int major,
 		if (st->repairs[i].when > now - HOUR)
 			st->repairs[kept++] = st->repairs[i];
 	st->nr_repairs = kept;
-	if (st->nr_repairs == FSERR_STATE_MAX_REPAIRS) {
+	if (push_repair(st, major, minor, now) && st->nr_repairs) {
 		memmove(&st->repairs[0], &st->repairs[1],
-			sizeof(st->repairs[0]) * (FSERR_STATE_MAX_REPAIRS - 1));
-		st->nr_repairs--;
+			sizeof(st->repairs[0]) * (st->nr_repairs - 1));
+		st->repairs[st->nr_repairs - 1] =
+			(struct fserr_repair_time){ .major = major, .minor = minor, .when = now };
 	}
-	st->repairs[st->nr_repairs].major = major;
-	st->repairs[st->nr_repairs].minor = minor;
-	st->repairs[st->nr_repairs].when = now;
-	st->nr_repairs++;
 }
 
 int fserr_state_add_mount(struct fserr_state *st, const char *target,
@@ -233,12 +253,8 @@ static int parse_line(char *line, unsigned int lineno, struct fserr_state *st,
 	} else if (!strcmp(word[0], "repair") && n == 3 &&
 		   sscanf(word[1], "%u:%u%c", &maj, &min, &extra) == 2 &&
 		   sscanf(word[2], "%lld%c", &when, &extra) == 1 && when > 0) {
-		if (st->nr_repairs == FSERR_STATE_MAX_REPAIRS)
+		if (push_repair(st, maj, min, when))
 			goto bad;
-		st->repairs[st->nr_repairs].major = maj;
-		st->repairs[st->nr_repairs].minor = min;
-		st->repairs[st->nr_repairs].when = when;
-		st->nr_repairs++;
 	} else if (!strcmp(word[0], "step") && n == 4 && st->step == FSERR_STEP_NONE &&
 		   sscanf(word[2], "%u:%u%c", &maj, &min, &extra) == 2 &&
 		   (!strcmp(word[3], "fsck-ok") || !strcmp(word[3], "fsck-failed"))) {

@@ -21,7 +21,6 @@
 #include <sys/types.h>
 #include <time.h>
 
-#define FSERR_STATE_MAX_REPAIRS 64
 #define FSERR_STATE_MAX_MOUNTS 16
 
 struct fserr_handled {
@@ -58,8 +57,12 @@ struct fserr_state {
 	 */
 	struct fserr_handled *handled;
 	size_t nr_handled, cap_handled;
-	struct fserr_repair_time repairs[FSERR_STATE_MAX_REPAIRS];
-	size_t nr_repairs;
+	/*
+	 * The repairs of the last hour, of every device: as many as the
+	 * repair limits let happen (repair-limit goes up to 1000 per device).
+	 */
+	struct fserr_repair_time *repairs;
+	size_t nr_repairs, cap_repairs;
 	/* The repair in progress, if step != FSERR_STEP_NONE */
 	enum fserr_repair_step step;
 	unsigned int major, minor;
@@ -110,7 +113,10 @@ unsigned int fserr_state_repairs_since(const struct fserr_state *st,
 				       unsigned int major, unsigned int minor,
 				       time_t now);
 
-/* Count a repair; repairs older than an hour are dropped. */
+/*
+ * Count a repair; repairs older than an hour are dropped. Without memory
+ * for one more, the oldest record makes room.
+ */
 void fserr_state_add_repair(struct fserr_state *st, unsigned int major,
 			    unsigned int minor, time_t now);
 

@@ -86,6 +86,38 @@ TEST(repair_limit_counts_one_hour_per_device)
 	/* adding drops what is older than an hour */
 	fserr_state_add_repair(&st, 8, 0, t + 5000);
 	EXPECT_EQ(1, st.nr_repairs);
+	fserr_state_free(&st);
+}
+
+/*
+ * repair-limit goes up to 1000 per device: every repair of the hour counts,
+ * also with other devices' repairs in the table, and survives a save. (A
+ * table of 64 made a limit above 64 unreachable.)
+ */
+TEST(repair_limit_above_64_is_reachable)
+{
+	struct fserr_state st, back;
+	char *text, err[128] = "";
+	time_t t = 1764700000;
+	int i;
+
+	fserr_state_init(&st, "b");
+	for (i = 0; i < 150; i++) {
+		fserr_state_add_repair(&st, 179, 1, t + i);
+		fserr_state_add_repair(&st, 179, 2, t + i);
+	}
+	EXPECT_EQ(150, fserr_state_repairs_since(&st, 179, 1, t + 200));
+	EXPECT_EQ(150, fserr_state_repairs_since(&st, 179, 2, t + 200));
+	text = fserr_state_format(&st);
+	ASSERT_NE(NULL, text);
+	fserr_state_init(&back, "");
+	ASSERT_EQ(0, fserr_state_parse(text, &back, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_EQ(150, fserr_state_repairs_since(&back, 179, 1, t + 200));
+	free(text);
+	fserr_state_free(&st);
+	fserr_state_free(&back);
 }
 
 TEST(round_trip)
