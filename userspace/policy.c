@@ -406,6 +406,43 @@ static int mount_all(struct fserr_state *st, dev_t dev)
  * starts and taken again when it ends. The hold is kept (d->held_fd) until
  * the mount back (release_hold()).
  */
+/*
+ * fsck.fat exits 1 both when it fixed errors and when it gave up (its
+ * die() on a read error, a geometry it does not handle, no memory): a
+ * read-only check on the device @hold holds tells them apart. True if
+ * that check finds the filesystem clean; logs fsck-verify.
+ */
+static bool verify_fsck_fat(struct fserrd *d, const char *program, int hold)
+{
+	char *argv[] = { (char *)program, "-n", "/proc/self/fd/3", NULL };
+	char cmd[PATH_MAX + 32], how[64], path[32];
+	const char *outcome = NULL;
+	bool timed_out, clean;
+	int status, err, fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", hold);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(cmd, sizeof(cmd), "%s -n /proc/self/fd/3", program);
+	if (fd < 0) {
+		fserrd_log("fsck-verify", "command", cmd, "error", strerror(errno),
+			   "outcome", "not-clean", NULL);
+		return false;
+	}
+	err = run(argv, NULL, fd, d->cfg.fsck_timeout, &status, &timed_out);
+	close(fd);
+	if (err) {
+		fserrd_log("fsck-verify", "command", cmd, "error", strerror(-err),
+			   "outcome", "not-clean", NULL);
+		return false;
+	}
+	describe_status(status, timed_out, how, sizeof(how));
+	outcome = fserr_fsck_outcome(program, status, timed_out);
+	clean = outcome && !strcmp(outcome, "clean");
+	fserrd_log("fsck-verify", "command", cmd, "result", how,
+		   "outcome", clean ? "clean" : "not-clean", NULL);
+	return clean;
+}
+
 static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 {
 	char *argv[5], how[64], cmd[PATH_MAX + 64], program[64], why[PATH_MAX + 128];
@@ -468,6 +505,9 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 	}
 	fserrd_log("fsck-done", "command", cmd, "result", how,
 		   "outcome", outcome ? outcome : "not-repaired", NULL);
+	if (outcome && !strcmp(outcome, "repaired") && !fserr_fsck_opens_exclusively(program) &&
+	    !verify_fsck_fat(d, program, hold))
+		goto failed;
 	d->state.fsck_failed = !outcome;
 	d->held_fd = hold;
 	return;

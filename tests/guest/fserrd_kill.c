@@ -11,7 +11,9 @@
  *	crashed service's cgroup). ANCHOR is "trigger" (the delay counts
  *	from the read that raises the fault, uniform over 0 .. 1.2 x
  *	REPAIR_US) or a word of fserrd's log ("fault", "repair-start",
- *	"fsck-start", "fsck-done", "repaired": the delay counts from the
+ *	"fsck-start", "fsck-verify" (the fsck.fat -n that follows a
+ *	repair: the last action before the mount step is saved),
+ *	"repaired": the delay counts from the
  *	moment that line appears, uniform over 0 .. REPAIR_US / 40, to land
  *	between an action and the next save of the state file).
  *
@@ -51,7 +53,7 @@ static const char *const kinds[] = {
 	"fat-dirent-bad-start", "fat-chain-past-end", "fat-free-in-chain",
 };
 static const char *const anchors[] = {
-	"fault", "repair-start", "fsck-start", "fsck-done", "repaired",
+	"fault", "repair-start", "fsck-start", "fsck-verify", "repaired",
 };
 
 static uint64_t splitmix64(uint64_t *s)
@@ -91,7 +93,7 @@ static int plan(uint64_t seed, long long repair_us)
 		delay = splitmix64(&s) % (uint64_t)(repair_us * 12 / 10 + 1);
 		printf("%s %s trigger %lld\n", kind, mode, delay);
 	} else {
-		const char *anchor = anchors[splitmix64(&s) % 5];
+		const char *anchor = anchors[splitmix64(&s) % (sizeof(anchors) / sizeof(anchors[0]))];
 
 		delay = splitmix64(&s) % (uint64_t)(repair_us / 40 + 1);
 		printf("%s %s %s %lld\n", kind, mode, anchor, delay);

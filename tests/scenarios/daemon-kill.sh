@@ -11,7 +11,7 @@
 #    FAT corruptions and reads it; then fserrd_kill sends SIGKILL after a
 #    delay counted from that read (60 %: 0 .. 1.2 x the measured length of
 #    a whole repair) or from a line of fserrd's log (40 %: fault,
-#    repair-start, fsck-start, fsck-done, repaired; 0 .. 1/40 of a repair,
+#    repair-start, fsck-start, fsck-verify, repaired; 0 .. 1/40 of a repair,
 #    so that it lands between an action and the next save of the state
 #    file). Half the trials kill fserrd alone (the fsck it runs goes on,
 #    an orphan, as after kill -9 of the daemon), half kill its children

@@ -22,7 +22,8 @@
 #  - a volume still mounted in another mount namespace is not checked and
 #    comes back read-only here; nothing can mount the card while fsck.fat
 #    runs; a missing fsck.fat takes nothing down, nor does a fault when
-#    the state file cannot be saved.
+#    the state file cannot be saved; an fsck.fat that gave up (exit 1,
+#    as when it repaired) is caught by the check that follows it.
 STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 
@@ -44,7 +45,7 @@ CONF
 	mount -o remount,bind,nosuid,nodev,noexec /mnt2
 	fserrd_start -c /tmp/fserrd.conf
 
-	tap_begin daemon-repair 59
+	tap_begin daemon-repair 62
 	damage /dev/mmcblk0p1 fat-dirent-bad-start DATA.BIN
 	cat /mnt/DATA.BIN >/dev/null 2>&1
 	t "the fault is logged once, with both mount points" wait_log \
@@ -308,6 +309,27 @@ CONF
 	t "state not saved: no fsck ran" expect_eq "$fsck_runs" "$(grep -c ' fsck-start ' /tmp/fserrd.log)"
 	fserrd_stop
 	umount /tmp/fullst
+
+	# fsck.fat exits 1 when it fixed errors and also when it gave up: a
+	# stand-in that only exits 1 leaves the damage, and the check that
+	# follows (fsck.fat -n, the same stand-in) does not find it clean:
+	# the volume comes back read-only, not "repaired".
+	printf '#!/bin/sh\nexit 1\n' >/tmp/giveup-fsck
+	chmod +x /tmp/giveup-fsck
+	mount --bind /tmp/giveup-fsck /sbin/fsck.fat
+	umount /mnt
+	mount -t vfat -o notify,shortname=winnt /dev/mmcblk0p1 /mnt
+	incomplete_before=$(grep -c ' repair-incomplete dev=179:1 how=repair mounted=read-only ' /tmp/fserrd.log)
+	fserrd_start -c /tmp/fserrd-term.conf
+	# (F9.TXT is still damaged: the refused repair changed nothing)
+	cat /mnt/WALK/F9.TXT >/dev/null 2>&1
+	t "fsck.fat gave up: the check after it is not clean" wait_log \
+		'fsck-verify command="[^"]*/fsck\.fat -n /proc/self/fd/3" result="exit 1" outcome=not-clean$'
+	t "fsck.fat gave up: the volume comes back read-only" wait_log \
+		' repair-incomplete dev=179:1 how=repair mounted=read-only ' $((incomplete_before + 1))
+	t "fsck.fat gave up: /mnt is mounted read-only" mounted_ro /mnt
+	fserrd_stop
+	umount /sbin/fsck.fat
 
 	# A fault is (sysfs directory inode, fault_count). A remount-ro clears
 	# fs_fault while a reader may still hit the damage, which raises a new
