@@ -1,0 +1,776 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fserr_bench: the benchmarks of make bench that run in the guest.
+ *
+ *   fserr_bench cost MNT FILE BATCHES OPS
+ *   fserr_bench storm MNT FILE ERRORS
+ *   fserr_bench cycles MNT FILE SECONDS INTERVAL-MS
+ *   fserr_bench latency CHANNEL LABEL MNT FILE TRIALS
+ *   fserr_bench memory IMAGE MOUNTS PASSES
+ *   fserr_bench multi IMAGE FILE SUPERBLOCKS OPS
+ *
+ * MNT is a mounted filesystem on which opening and reading FILE (a path
+ * below MNT) fails on corruption, every time: FAT with a directory entry
+ * whose first cluster is past the end, or ext4 with an inode whose size is
+ * negative. One such open and read is an "operation". fserr's directory
+ * and parameters are found from MNT's device number; where it has none
+ * (fserr.enable=0, or ext4), what needs it is left out and said.
+ *
+ * cost       BATCHES batches of OPS operations, each batch timed: the error
+ *            path's cost, compared between a boot with fserr on and one
+ *            with fserr.enable=0 (the same kernel).
+ * storm      ERRORS errors from clean: with notify on, exactly one uevent
+ *            (and one clean->error transition).
+ * cycles     clear and raise fs_fault for SECONDS with uevent_interval_ms
+ *            set to INTERVAL-MS: at most one uevent per window, and none
+ *            lost: every transition is sent or counted in
+ *            uevents_suppressed, and the last is announced when its window
+ *            opens.
+ * latency    TRIALS times: from the failing call to the wake-up of a
+ *            thread waiting on CHANNEL: fault (poll on fs_fault),
+ *            mountinfo (poll on /proc/self/mountinfo), uevent (netlink,
+ *            with uevent_interval_ms 0) or fanotify (FAN_FS_ERROR).
+ * memory     Slab (/proc/meminfo) before and after mounting MOUNTS copies
+ *            of IMAGE through loop devices set up beforehand, PASSES times.
+ * multi      SUPERBLOCKS copies of IMAGE mounted, OPS operations on FILE
+ *            of each in turn, timed.
+ *
+ * Prints TAP (plan first), and for the report one line per figure:
+ *   # bench NAME key=N ...
+ * with non-negative integers only. Exits non-zero when a check failed.
+ */
+#define _GNU_SOURCE
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/fanotify.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WAKE_TIMEOUT_MS	3000
+#define PARAMS		"/sys/module/fserr/parameters/"
+
+static int tap_n, tap_failed;
+
+static void plan(int n)
+{
+	printf("1..%d\n", n);
+	fflush(stdout);
+}
+
+static void result(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		tap_failed = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* --- the filesystem under test ---------------------------------------------- */
+
+static char fserr_dir[256];	/* /sys/fs/<family>/<id>, "" if none */
+static char fs_dev[32];		/* MAJ:MIN */
+static char fail_path[512];	/* MNT/FILE */
+
+/*
+ * The fserr directory of the filesystem mounted at @mnt: /sys/fs/<family>/
+ * <device name>, if its dev file names @mnt's device.
+ */
+static void find_fs(const char *mnt, const char *file)
+{
+	static const char *const families[] = { "fat", "ext2" };
+	char path[300], line[128], name[64] = "";
+	struct stat st;
+	unsigned int i;
+	FILE *f;
+
+	if (stat(mnt, &st))
+		err(2, "%s", mnt);
+	snprintf(fs_dev, sizeof(fs_dev), "%u:%u", major(st.st_dev), minor(st.st_dev));
+	snprintf(fail_path, sizeof(fail_path), "%s/%s", mnt, file);
+	fserr_dir[0] = 0;
+	snprintf(path, sizeof(path), "/sys/dev/block/%s/uevent", fs_dev);
+	f = fopen(path, "r");
+	if (!f)
+		err(2, "%s", path);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "DEVNAME=", 8))
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(line + 8, "\n"), line + 8);
+	fclose(f);
+	for (i = 0; name[0] && i < sizeof(families) / sizeof(families[0]); i++) {
+		char dev[32] = "";
+
+		snprintf(path, sizeof(path), "/sys/fs/%s/%s/dev", families[i], name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(dev, sizeof(dev), f) && !strncmp(dev, fs_dev, strlen(fs_dev)) &&
+		    dev[strlen(fs_dev)] == '\n')
+			snprintf(fserr_dir, sizeof(fserr_dir), "/sys/fs/%s/%s", families[i], name);
+		fclose(f);
+		if (fserr_dir[0])
+			return;
+	}
+}
+
+/* Whether fserr is on: its enable parameter reads Y */
+static bool fserr_enabled(void)
+{
+	char c = 0;
+	int fd = open(PARAMS "enable", O_RDONLY);
+
+	if (fd < 0)
+		err(2, PARAMS "enable");
+	if (read(fd, &c, 1) != 1)
+		err(2, PARAMS "enable");
+	close(fd);
+	return c == 'Y';
+}
+
+static long long read_num(const char *path)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f || !fgets(buf, sizeof(buf), f))
+		err(2, "%s", path);
+	fclose(f);
+	return strtoll(buf, NULL, 10);
+}
+
+static long long attr(const char *name)
+{
+	char path[320];
+
+	snprintf(path, sizeof(path), "%s/%s", fserr_dir, name);
+	return read_num(path);
+}
+
+static void write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		err(2, "write %s to %s", s, path);
+	close(fd);
+}
+
+static void clear_fault(void)
+{
+	char path[320];
+
+	snprintf(path, sizeof(path), "%s/fs_fault", fserr_dir);
+	write_str(path, "0");
+}
+
+/* One operation: opening and reading the damaged file; 1 if it failed */
+static int fail_op(const char *path)
+{
+	char buf[4096];
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return 1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	close(fd);
+	return n < 0;
+}
+
+/* --- uevents ------------------------------------------------------------------- */
+
+struct uevent {
+	long long error_count, suppressed;
+	uint64_t at_ns;
+};
+
+static int uevent_socket(void)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+	int size = 4 << 20;
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)))
+		err(2, "netlink uevent socket");
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+	return fd;
+}
+
+/*
+ * The next fserr uevent of our filesystem on @fd within @timeout_ms; 1 if
+ * one came (in *@ev), 0 if none. Only the kernel's messages count.
+ */
+static int next_uevent(int fd, int timeout_ms, struct uevent *ev)
+{
+	uint64_t end = now_ns() + (uint64_t)timeout_ms * 1000000;
+
+	for (;;) {
+		char buf[4096], want[48];
+		struct sockaddr_nl from;
+		struct iovec iov = { buf, sizeof(buf) - 1 };
+		struct msghdr msg = { .msg_name = &from, .msg_namelen = sizeof(from),
+				      .msg_iov = &iov, .msg_iovlen = 1 };
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		bool fserr = false, ours = false;
+		uint64_t t = now_ns();
+		ssize_t n;
+		char *p;
+
+		if (timeout_ms >= 0 && t >= end)
+			return 0;
+		if (poll(&pfd, 1, timeout_ms < 0 ? -1 : (int)((end - t) / 1000000) + 1) <= 0)
+			continue;
+		n = recvmsg(fd, &msg, 0);
+		if (n <= 0 || from.nl_pid != 0)
+			continue;
+		ev->at_ns = now_ns();
+		buf[n] = 0;
+		snprintf(want, sizeof(want), "FS_DEV=%s", fs_dev);
+		ev->error_count = ev->suppressed = -1;
+		for (p = buf; p < buf + n; p += strlen(p) + 1) {
+			if (!strcmp(p, "SUBSYSTEM=fserr"))
+				fserr = true;
+			else if (!strcmp(p, want))
+				ours = true;
+			else if (!strncmp(p, "FS_ERROR_COUNT=", 15))
+				ev->error_count = atoll(p + 15);
+			else if (!strncmp(p, "FS_UEVENTS_SUPPRESSED=", 22))
+				ev->suppressed = atoll(p + 22);
+		}
+		if (fserr && ours)
+			return 1;
+	}
+}
+
+static unsigned int get_param(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	return read_num(path);
+}
+
+static void set_param(const char *name, unsigned int value)
+{
+	char path[128], buf[16];
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	snprintf(buf, sizeof(buf), "%u", value);
+	write_str(path, buf);
+}
+
+/* --- cost, storm, cycles ------------------------------------------------------ */
+
+static int bench_cost(int batches, int ops)
+{
+	long long before = fserr_dir[0] ? attr("error_count") : 0;
+	int b, i, failed = 0;
+
+	plan(1);
+	for (i = 0; i < ops / 10; i++)	/* warm-up, untimed */
+		failed += !fail_op(fail_path);
+	for (b = 0; b < batches; b++) {
+		uint64_t t0 = now_ns(), t;
+
+		for (i = 0; i < ops; i++)
+			failed += !fail_op(fail_path);
+		t = now_ns() - t0;
+		printf("# bench error-cost fserr=%d batch=%d ops=%d ns_per_op=%llu\n",
+		       fserr_enabled(), b, ops, (unsigned long long)(t / ops));
+	}
+	if (fserr_dir[0])
+		printf("# bench error-cost-reports fserr=1 ops=%d reports=%lld\n",
+		       batches * ops + ops / 10, attr("error_count") - before);
+	result(!failed, "%d of %d operations on %s failed, as they must",
+	       batches * ops + ops / 10 - failed, batches * ops + ops / 10, fail_path);
+	return 0;
+}
+
+static int bench_storm(long long errors)
+{
+	long long count0, faults0, done = 0, ops = 0;
+	struct uevent ev;
+	int fd, uevents = 0;
+	uint64_t t0;
+
+	plan(3);
+	if (!fserr_dir[0])
+		errx(2, "storm: %s has no fserr directory", fail_path);
+	fd = uevent_socket();
+	clear_fault();
+	usleep(100000);
+	while (next_uevent(fd, 0, &ev))
+		;
+	count0 = attr("error_count");
+	faults0 = attr("fault_count");
+	t0 = now_ns();
+	while (done < errors) {
+		fail_op(fail_path);
+		ops++;
+		if (!(ops % 1000))
+			done = attr("error_count") - count0;
+	}
+	done = attr("error_count") - count0;
+	/* the uevent may wait for the worker: give it a second */
+	while (next_uevent(fd, 1000, &ev))
+		uevents++;
+	printf("# bench storm errors=%lld ops=%lld seconds_x1000=%llu uevents=%d transitions=%lld\n",
+	       done, ops, (unsigned long long)((now_ns() - t0) / 1000000), uevents,
+	       attr("fault_count") - faults0);
+	result(done >= errors, "%lld errors reported (asked for %lld)", done, errors);
+	result(attr("fault_count") - faults0 == 1, "one clean->error transition");
+	result(uevents == 1, "exactly one uevent for the storm (got %d)", uevents);
+	return 0;
+}
+
+static int bench_cycles(int seconds, unsigned int interval_ms)
+{
+	unsigned int old_interval = get_param("uevent_interval_ms");
+	long long faults0, supp0, count_end, transitions, supp;
+	struct uevent ev, first = { 0 }, last = { 0 };
+	uint64_t t0, end_ns, ended;
+	int fd, uevents = 0, cycles = 0;
+	bool bounded, last_in_time, all_counted;
+
+	plan(3);
+	if (!fserr_dir[0])
+		errx(2, "cycles: %s has no fserr directory", fail_path);
+	set_param("uevent_interval_ms", interval_ms);
+	fd = uevent_socket();
+	clear_fault();
+	/* a window opened earlier has closed */
+	usleep((interval_ms + 200) * 1000);
+	while (next_uevent(fd, 0, &ev))
+		;
+	faults0 = attr("fault_count");
+	supp0 = attr("uevents_suppressed");
+	t0 = now_ns();
+	end_ns = t0 + (uint64_t)seconds * 1000000000;
+	while (now_ns() < end_ns) {
+		clear_fault();
+		fail_op(fail_path);
+		cycles++;
+		while (next_uevent(fd, 0, &ev)) {
+			if (!uevents++)
+				first = ev;
+			last = ev;
+		}
+		usleep(2000);
+	}
+	ended = now_ns();
+	count_end = attr("error_count");
+	/* the held transitions: announced when the window opens */
+	while (next_uevent(fd, interval_ms + 1000, &ev)) {
+		if (!uevents++)
+			first = ev;
+		last = ev;
+	}
+	transitions = attr("fault_count") - faults0;
+	supp = attr("uevents_suppressed") - supp0;
+	set_param("uevent_interval_ms", old_interval);
+	/* n uevents at least interval apart span (n - 1) intervals */
+	bounded = uevents >= 1 &&
+		  (uint64_t)(uevents - 1) * interval_ms * 1000000 <=
+		  last.at_ns - first.at_ns + 50000000ULL;
+	last_in_time = last.at_ns >= ended && last.error_count == count_end &&
+		       last.at_ns - ended <= ((uint64_t)interval_ms + 500) * 1000000;
+	all_counted = transitions == uevents + supp;
+	printf("# bench cycles seconds=%d interval_ms=%u cycles=%d transitions=%lld uevents=%d "
+	       "suppressed=%lld span_ms=%llu last_after_end_ms=%llu\n",
+	       seconds, interval_ms, cycles, transitions, uevents, supp,
+	       (unsigned long long)((last.at_ns - first.at_ns) / 1000000),
+	       (unsigned long long)(last.at_ns > ended ? (last.at_ns - ended) / 1000000 : 0));
+	result(bounded, "%d uevents over %llu ms: at most one per %u ms window",
+	       uevents, (unsigned long long)((last.at_ns - first.at_ns) / 1000000), interval_ms);
+	result(all_counted, "%lld transitions = %d uevents + %lld counted in uevents_suppressed",
+	       transitions, uevents, supp);
+	result(last_in_time, "the last uevent came after the cycles, within a window, "
+	       "and carries the final error_count (%lld, it says %lld)",
+	       count_end, last.error_count);
+	return 0;
+}
+
+/* --- latency ------------------------------------------------------------------ */
+
+enum channel { CH_FAULT, CH_MOUNTINFO, CH_UEVENT, CH_FANOTIFY };
+
+static enum channel channel;
+static int channel_fd, wake_fd;
+static atomic_int armed;		/* 1: the next wake-up is measured */
+static atomic_ullong woke_ns;
+
+static void wake(void)
+{
+	uint64_t one = 1;
+	int expect = 1;
+
+	if (!atomic_compare_exchange_strong(&armed, &expect, 0))
+		return;
+	atomic_store(&woke_ns, now_ns());
+	if (write(wake_fd, &one, sizeof(one)) != sizeof(one))
+		err(2, "eventfd");
+}
+
+static void *waiter(void *arg)
+{
+	char buf[8192];
+	struct uevent ev;
+
+	(void)arg;
+	for (;;) {
+		struct pollfd pfd = { .fd = channel_fd, .events = POLLPRI | POLLIN };
+		ssize_t n;
+
+		switch (channel) {
+		case CH_FAULT:
+		case CH_MOUNTINFO:
+			pfd.events = POLLPRI;
+			if (poll(&pfd, 1, -1) < 0)
+				err(2, "poll");
+			if (!(pfd.revents & (POLLPRI | POLLERR)))
+				break;
+			wake();
+			if (channel == CH_FAULT &&
+			    pread(channel_fd, buf, sizeof(buf), 0) < 0)
+				err(2, "read fs_fault");
+			break;
+		case CH_UEVENT:
+			if (next_uevent(channel_fd, -1, &ev))
+				wake();
+			break;
+		case CH_FANOTIFY:
+			n = read(channel_fd, buf, sizeof(buf));
+			if (n < 0)
+				err(2, "read fanotify");
+			if (n >= (ssize_t)sizeof(struct fanotify_event_metadata) &&
+			    (((struct fanotify_event_metadata *)buf)->mask & FAN_FS_ERROR))
+				wake();
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* The time of the wake-up armed before, or 0 if none came */
+static uint64_t wait_wake(void)
+{
+	struct pollfd pfd = { .fd = wake_fd, .events = POLLIN };
+	uint64_t n;
+
+	if (poll(&pfd, 1, WAKE_TIMEOUT_MS) != 1) {
+		atomic_store(&armed, 0);
+		return 0;
+	}
+	if (read(wake_fd, &n, sizeof(n)) != sizeof(n))
+		err(2, "eventfd");
+	return atomic_load(&woke_ns);
+}
+
+static int bench_latency(const char *name, const char *label, int trials)
+{
+	unsigned int old_interval = 0;
+	int i, missed = 0, warm = trials / 10;
+	pthread_t thr;
+	char path[320];
+
+	plan(1);
+	if (!strcmp(name, "fault"))
+		channel = CH_FAULT;
+	else if (!strcmp(name, "mountinfo"))
+		channel = CH_MOUNTINFO;
+	else if (!strcmp(name, "uevent"))
+		channel = CH_UEVENT;
+	else if (!strcmp(name, "fanotify"))
+		channel = CH_FANOTIFY;
+	else
+		errx(2, "latency: no channel '%s'", name);
+	if (channel != CH_FANOTIFY && !fserr_dir[0])
+		errx(2, "latency %s: %s has no fserr directory", name, fail_path);
+
+	switch (channel) {
+	case CH_FAULT:
+		snprintf(path, sizeof(path), "%s/fs_fault", fserr_dir);
+		channel_fd = open(path, O_RDONLY);
+		if (channel_fd < 0 || pread(channel_fd, path, 8, 0) < 0)
+			err(2, "fs_fault");
+		break;
+	case CH_MOUNTINFO:
+		channel_fd = open("/proc/self/mountinfo", O_RDONLY);
+		break;
+	case CH_UEVENT:
+		old_interval = get_param("uevent_interval_ms");
+		set_param("uevent_interval_ms", 0);
+		channel_fd = uevent_socket();
+		break;
+	case CH_FANOTIFY:
+		channel_fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID, O_RDONLY);
+		if (channel_fd >= 0) {
+			*strrchr(strcpy(path, fail_path), '/') = 0;
+			if (fanotify_mark(channel_fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+					  FAN_FS_ERROR, AT_FDCWD, path))
+				err(2, "fanotify_mark %s", path);
+		}
+		break;
+	}
+	if (channel_fd < 0)
+		err(2, "channel %s", name);
+	wake_fd = eventfd(0, EFD_NONBLOCK);
+	if (wake_fd < 0 || pthread_create(&thr, NULL, waiter, NULL))
+		err(2, "waiter");
+	usleep(100000);
+
+	for (i = -warm; i < trials; i++) {
+		uint64_t t_call, t_ret, t_wake, junk;
+
+		/* From clean: the clear wakes fs_fault and mountinfo pollers too */
+		if (fserr_dir[0] && channel != CH_FANOTIFY) {
+			atomic_store(&armed, 1);
+			clear_fault();
+			if (channel != CH_UEVENT && !wait_wake()) {
+				printf("# trial %d: the clear woke no one\n", i);
+				missed++;
+			}
+		}
+		usleep(2000);
+		while (read(wake_fd, &junk, sizeof(junk)) > 0)
+			;
+		atomic_store(&armed, 1);
+		t_call = now_ns();
+		fail_op(fail_path);
+		t_ret = now_ns();
+		t_wake = wait_wake();
+		if (!t_wake) {
+			printf("# trial %d: no wake-up within %d ms\n", i, WAKE_TIMEOUT_MS);
+			missed++;
+			continue;
+		}
+		if (i >= 0)
+			printf("# bench latency-%s-%s trial=%d call_to_wake_ns=%llu syscall_ns=%llu\n",
+			       label, name, i, (unsigned long long)(t_wake - t_call),
+			       (unsigned long long)(t_ret - t_call));
+	}
+	if (channel == CH_UEVENT)
+		set_param("uevent_interval_ms", old_interval);
+	result(!missed, "%s %s: %d trials, every error woke the waiter", label, name, trials + warm);
+	return 0;
+}
+
+/* --- memory, multi --------------------------------------------------------------- */
+
+/* A copy of @src at @dst, holes where @src has zero blocks */
+static void sparse_copy(const char *src, const char *dst)
+{
+	static const char zero[4096];
+	char buf[4096];
+	int in = open(src, O_RDONLY), out;
+	off_t size;
+	ssize_t n;
+
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (in < 0 || out < 0)
+		err(2, "copy %s to %s", src, dst);
+	size = lseek(in, 0, SEEK_END);
+	lseek(in, 0, SEEK_SET);
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (memcmp(buf, zero, n) ? write(out, buf, n) != n : lseek(out, n, SEEK_CUR) < 0)
+			err(2, "write %s", dst);
+	}
+	if (n < 0 || ftruncate(out, size))
+		err(2, "copy %s", src);
+	close(in);
+	close(out);
+}
+
+/* A loop device for @file; its path in @dev */
+static void loop_attach(const char *file, char *dev, size_t len)
+{
+	int ctl = open("/dev/loop-control", O_RDWR), n, fd, lfd;
+
+	if (ctl < 0 || (n = ioctl(ctl, LOOP_CTL_GET_FREE)) < 0)
+		err(2, "loop-control");
+	close(ctl);
+	snprintf(dev, len, "/dev/loop%d", n);
+	for (int i = 0; (lfd = open(dev, O_RDWR)) < 0 && i < 100; i++)
+		usleep(10000);	/* devtmpfs makes the node */
+	fd = open(file, O_RDWR);
+	if (lfd < 0 || fd < 0 || ioctl(lfd, LOOP_SET_FD, fd))
+		err(2, "attach %s to %s", file, dev);
+	close(fd);
+	close(lfd);
+}
+
+/* Slab in kB after the caches were dropped and RCU callbacks ran */
+static long long slab_kb(void)
+{
+	char line[128];
+	long long kb = -1;
+	FILE *f;
+
+	sync();
+	usleep(300000);
+	write_str("/proc/sys/vm/drop_caches", "3");
+	usleep(300000);
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		err(2, "/proc/meminfo");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static char (*loops)[32];
+
+static void setup_copies(const char *image, int n, const char *dir)
+{
+	char path[128];
+
+	loops = calloc(n, sizeof(*loops));
+	if (!loops)
+		err(2, "calloc");
+	mkdir(dir, 0755);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%d.img", dir, i);
+		sparse_copy(image, path);
+		loop_attach(path, loops[i], sizeof(loops[i]));
+		snprintf(path, sizeof(path), "%s/%d", dir, i);
+		mkdir(path, 0755);
+	}
+}
+
+static int mount_copies(int n, const char *dir, const char *opts)
+{
+	char path[128];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%d", dir, i);
+		if (mount(loops[i], path, "vfat", 0, opts))
+			return i;
+	}
+	return n;
+}
+
+static void umount_copies(int n, const char *dir)
+{
+	char path[128];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%d", dir, i);
+		if (umount(path))
+			err(2, "umount %s", path);
+	}
+}
+
+static int bench_memory(const char *image, int n, int passes)
+{
+	int p, fserr_on = fserr_enabled();
+	bool all = true;
+
+	plan(1);
+	setup_copies(image, n, "/tmp/mem");
+	for (p = 0; p < passes; p++) {
+		long long before = slab_kb(), after;
+		int m = mount_copies(n, "/tmp/mem", "");
+
+		after = slab_kb();
+		if (m < n) {
+			warn("mount %d of %d", m, n);
+			umount_copies(m, "/tmp/mem");
+			all = false;
+			break;
+		}
+		printf("# bench memory fserr=%d pass=%d mounts=%d slab_before_kb=%lld slab_after_kb=%lld\n",
+		       fserr_on, p, n, before, after);
+		umount_copies(n, "/tmp/mem");
+	}
+	result(all, "%d passes of %d mounts (fserr %s)", passes, n, fserr_on ? "on" : "off");
+	return 0;
+}
+
+static int bench_multi(const char *image, const char *file, int n, int ops)
+{
+	char path[300];
+	uint64_t t0, t;
+	int i, failed = 0, m, fserr_on;
+
+	plan(1);
+	fserr_on = fserr_enabled();
+	setup_copies(image, n, "/tmp/multi");
+	m = mount_copies(n, "/tmp/multi", "errors=continue");
+	if (m < n)
+		err(2, "mount %d of %d", m, n);
+	for (i = 0; i < n; i++) {	/* each goes faulty first, untimed */
+		snprintf(path, sizeof(path), "/tmp/multi/%d/%s", i, file);
+		failed += !fail_op(path);
+	}
+	t0 = now_ns();
+	for (i = 0; i < ops; i++) {
+		snprintf(path, sizeof(path), "/tmp/multi/%d/%s", i % n, file);
+		failed += !fail_op(path);
+	}
+	t = now_ns() - t0;
+	printf("# bench multi-sb fserr=%d superblocks=%d ops=%d ns_per_op=%llu\n",
+	       fserr_on, n, ops, (unsigned long long)(t / ops));
+	result(!failed, "%d superblocks, %d operations: every one failed", n, ops + n);
+	umount_copies(n, "/tmp/multi");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 6 && !strcmp(argv[1], "cost")) {
+		find_fs(argv[2], argv[3]);
+		bench_cost(atoi(argv[4]), atoi(argv[5]));
+	} else if (argc == 5 && !strcmp(argv[1], "storm")) {
+		find_fs(argv[2], argv[3]);
+		bench_storm(atoll(argv[4]));
+	} else if (argc == 6 && !strcmp(argv[1], "cycles")) {
+		find_fs(argv[2], argv[3]);
+		bench_cycles(atoi(argv[4]), atoi(argv[5]));
+	} else if (argc == 7 && !strcmp(argv[1], "latency")) {
+		find_fs(argv[4], argv[5]);
+		bench_latency(argv[2], argv[3], atoi(argv[6]));
+	} else if (argc == 5 && !strcmp(argv[1], "memory")) {
+		bench_memory(argv[2], atoi(argv[3]), atoi(argv[4]));
+	} else if (argc == 6 && !strcmp(argv[1], "multi")) {
+		bench_multi(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
+	} else {
+		errx(2, "usage: see the comment at the top of fserr_bench.c");
+	}
+	return tap_failed;
+}

@@ -1,0 +1,49 @@
+# Shared by the two boots of the cost benchmarks (bench-fserr-on.sh and
+# bench-fserr-off.sh): the same kernel, once as built and once with
+# fserr.enable=0 on its command line, runs the same work, so that what
+# fserr costs is the difference. Sourced on the host (prepare) and in the
+# guest (the scenario file is copied into the initramfs with this one).
+
+# The card: p1 FAT32 whose DATA.BIN starts past the last cluster (reading
+# it fails in FAT's cluster walk, every time); p2 an ext4 volume with a
+# journal whose file VICTIM has a negative size (ext4_iget() refuses it
+# with EFSCORRUPTED on every lookup: ext4's own error path, which reports
+# to fanotify itself).
+bench_prepare() { # CARD-IMAGE RUN-DIR
+	local start size
+	fscorrupt --partition 1 "$1" fat-dirent-bad-start DATA.BIN
+	read -r start size < <(sfdisk -d "$1" |
+		sed -n 's/.*2 : start= *\([0-9]*\), size= *\([0-9]*\).*/\1 \2/p')
+	[ -n "$size" ] || { echo "no partition 2 on $1"; return 1; }
+	rm -f "$2/p2.img"
+	truncate -s $((size * 512)) "$2/p2.img"
+	E2FSPROGS_FAKE_TIME=1700000000 mke2fs -q -t ext4 -L fserrbench "$2/p2.img"
+	echo "a file whose inode says its size is negative" >"$2/victim"
+	debugfs -w -R "write $2/victim VICTIM" "$2/p2.img"
+	debugfs -w -R "sif VICTIM size 0x8000000000000000" "$2/p2.img"
+	debugfs -R "stat VICTIM" "$2/p2.img" | grep -q "Size: 9223372036854775808" ||
+		{ echo "debugfs did not give VICTIM a negative size"; return 1; }
+	dd if="$2/p2.img" of="$1" bs=512 seek="$start" conv=notrunc status=none
+	rm -f "$2/p2.img" "$2/victim"
+}
+
+# A small FAT12 volume whose DATA.BIN starts past the last cluster, for the
+# benchmarks that mount many superblocks.
+bench_bad_image() {
+	cp /fuzz/fat12.img /tmp/bad.img
+	mount -t vfat -o loop /tmp/bad.img /mnt && echo data >/mnt/DATA.BIN && umount /mnt &&
+		fscorrupt /tmp/bad.img fat-dirent-bad-start DATA.BIN >/dev/null
+}
+
+# The work of both boots: memory per superblock, the report path with 1, 10
+# and 100 faulting superblocks, and the error path's cost on the card.
+bench_both() {
+	run_tap memory fserr_bench memory /fuzz/fat12.img 100 3
+	bench_bad_image || echo "Bail out! could not make the damaged FAT12 image"
+	for n in 1 10 100; do
+		run_tap "multi $n" fserr_bench multi /tmp/bad.img DATA.BIN "$n" 10000
+	done
+	mount -t vfat -o notify,errors=continue /dev/mmcblk0p1 /mnt ||
+		echo "Bail out! mount /dev/mmcblk0p1"
+	run_tap cost fserr_bench cost /mnt DATA.BIN 5 20000
+}
