@@ -17,6 +17,13 @@ GUEST_DEBUG_KERNEL  := $(GUEST_DEBUG_OBJ)/arch/arm64/boot/Image
 # Its initramfs: the same plus tests/planted/'s module (tests/mkplanted.sh)
 GUEST_DEBUG_INITRD  := build/initramfs-debug.cpio.gz
 
+# The bench kernel (make bench): the same plus ext4, whose own
+# FAN_FS_ERROR the channel latencies are compared with. tests/bench/devloop
+# builds it from scratch each time (the build time is one of the figures).
+GUEST_BENCH_CONFIGS := $(GUEST_CONFIGS) kernel/configs/bench.config
+GUEST_BENCH_OBJ     := build/obj-bench
+GUEST_BENCH_KERNEL  := $(GUEST_BENCH_OBJ)/arch/arm64/boot/Image
+
 # Machine: arm64 "virt" board under TCG, no network, the SD card on an
 # sdhci-pci controller (qemu/run.sh adds the card's drive).
 GUEST_QEMU    := qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp 1 \
@@ -27,4 +34,4 @@ GUEST_QEMU    := qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp 1 \
 GUEST_APPEND  := console=ttyAMA0 panic=-1 oops=panic loglevel=1
 
 export GUEST_CONFIGS GUEST_OBJ GUEST_KERNEL GUEST_INITRD GUEST_QEMU GUEST_APPEND \
-	GUEST_DEBUG_KERNEL GUEST_DEBUG_INITRD
+	GUEST_DEBUG_KERNEL GUEST_DEBUG_INITRD GUEST_BENCH_CONFIGS GUEST_BENCH_OBJ

@@ -2,14 +2,19 @@
 # Boot the test guest with an SD card and print its console.
 #
 #   qemu/run.sh [--card IMG] [--blkdebug RULES] [--virtio] [--append ARGS]
-#               [--smp CPUS] [--timeout SECONDS] [--log FILE] [--interactive]
+#               [--smp CPUS] [--icount] [--timeout SECONDS] [--log FILE]
+#               [--interactive]
 #
 # The card sits on the sdhci-pci controller (/dev/mmcblk0); with --virtio
 # the same image is a virtio-blk disk instead (/dev/vda). With --blkdebug,
 # QEMU's blkdebug driver injects the media errors that RULES describes; QEMU
 # 7.2's SD card model hands a failed read to the guest as stale data, its
 # virtio-blk model as an I/O error. --smp gives the guest more than its one
-# CPU (the race scenario wants threads to run in parallel). Without
+# CPU (the race scenario wants threads to run in parallel). --icount makes
+# the guest's clock count instructions (QEMU's -icount shift=0: one
+# nanosecond per instruction, idle time skipped), so that a time the guest
+# measures is the work it did, whatever else the host was doing: make
+# bench's cost benchmarks use it. Without
 # --interactive the guest runs unattended: its console goes to stdout (and
 # to --log), the host kills it after --timeout, and the exit status says
 # only whether the guest ended by itself (0) or timed out (124). QEMU's own
@@ -19,7 +24,8 @@ set -euo pipefail
 : "${GUEST_QEMU:?run through make (qemu/guest.mk describes the guest)}"
 : "${GUEST_KERNEL:?}" "${GUEST_INITRD:?}" "${GUEST_APPEND:?}"
 
-card='' blkdebug='' virtio=false append='' smp='' timeout=300 log=/dev/null interactive=false
+card='' blkdebug='' virtio=false append='' smp='' icount=false timeout=300 log=/dev/null
+interactive=false
 while [ $# -gt 0 ]; do
 	case $1 in
 	--card) card=$2; shift 2 ;;
@@ -27,6 +33,7 @@ while [ $# -gt 0 ]; do
 	--virtio) virtio=true; shift ;;
 	--append) append=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
+	--icount) icount=true; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--interactive) interactive=true; shift ;;
@@ -40,6 +47,7 @@ done
 
 args=(-kernel "$GUEST_KERNEL" -initrd "$GUEST_INITRD" -append "$GUEST_APPEND $append")
 [ -n "$smp" ] && args+=(-smp "$smp")	# the last -smp counts
+! $icount || args+=(-icount shift=0,sleep=off)
 if [ -n "$card" ]; then
 	file=$card
 	[ -n "$blkdebug" ] && file="blkdebug:$blkdebug:$card"

@@ -76,26 +76,33 @@ run_host_tests() {
 # TIMEOUT_FACTOR for long runs (fuzz); SMP (the race test wants two CPUs);
 # KERNELS limits it to some kernels (planted bugs need LKDTM);
 # PLANTED="LABEL=REGEX;..." names bugs it provokes on purpose.
-# STREAMS is the number of TAP streams its guest starts.
+# STREAMS is the number of TAP streams its guest starts. APPEND adds to
+# the kernel command line (fserr.enable=0). ICOUNT=1 gives the guest a
+# clock that counts instructions (qemu/run.sh --icount; make bench's cost
+# benchmarks).
 scenario_settings() { # FILE VARIANT: one per line
 	(. "$1"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
-		"${SMP:-1}" "${KERNELS:-$2}" "${PLANTED:-}" "${STREAMS:-}")
+		"${SMP:-1}" "${KERNELS:-$2}" "${PLANTED:-}" "${STREAMS:-}" "${APPEND:-}" \
+		"${ICOUNT:-0}")
 }
 
 run_scenario() { # FILE KERNEL-VARIANT
-	local file=$1 variant=$2 name dir card device factor smp planted streams
+	local file=$1 variant=$2 name dir card device factor smp planted streams extra
 	local status qemu_args=() append v
 	name=$(basename "$file" .sh)
 	dir=$runs/$variant/$name
 	[ "$variant" = plain ] || name=$variant/$name
 	mapfile -t v < <(scenario_settings "$file" "$variant")
 	card=${v[0]} device=${v[1]} factor=${v[2]} smp=${v[3]} planted=${v[5]} streams=${v[6]}
+	extra=${v[7]}
 	# A replayed fuzz seed runs one stream of one scenario.
 	[ -z "${FSERR_FUZZ:-}" ] || streams=
 	[ "$device" = virtio ] && qemu_args=(--virtio)
 	qemu_args+=(--smp "$smp")
+	[ "${v[8]}" != 1 ] || qemu_args+=(--icount)
 	append="fserr.scenario=$(basename "$file" .sh) fserr.tier=$tier fserr.kernel=$variant"
 	append+="${FSERR_FUZZ:+ fserr.fuzz=$FSERR_FUZZ}"
+	append+="${extra:+ $extra}"
 	cp --sparse=always "$top/build/images/card-$card.img" "$dir/card.img"
 	# prepare() damages the card and may write blkdebug.conf for QEMU.
 	if ! (PATH=$host_bin:$PATH; . "$top/tests/lib/host.sh"; . "$file"; prepare "$dir/card.img" "$dir") >"$dir/prepare.log" 2>&1; then
@@ -251,13 +258,16 @@ while [ "$running" -gt 0 ]; do
 done
 
 # KUnit runs at every boot; its results are counted once per kernel, from
-# the first scenario (in the list's order) that booted it.
+# the first scenario (in the list's order) that booted it without extra
+# kernel parameters (with fserr.enable=0 its cases that mount are skipped).
 for k in "${kernels[@]}"; do
 	[ -n "${kernel_image[$k]:-}" ] || continue
 	booted=false
 	for s in "${scenarios[@]}"; do
 		d=$runs/$k/$s
 		[ -f "$d/dmesg" ] || continue
+		mapfile -t v < <(scenario_settings "$scenario_dir/$s.sh" "$k")
+		[ -z "${v[7]}" ] || continue
 		booted=true
 		if grep -q '# Subtest: fserr$' "$d/dmesg"; then
 			label=kunit

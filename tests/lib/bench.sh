@@ -1,8 +1,9 @@
-# Shared by the two boots of the cost benchmarks (bench-fserr-on.sh and
-# bench-fserr-off.sh): the same kernel, once as built and once with
-# fserr.enable=0 on its command line, runs the same work, so that what
-# fserr costs is the difference. Sourced on the host (prepare) and in the
-# guest (the scenario file is copied into the initramfs with this one).
+# Shared by make bench's scenarios (tests/bench/bench-*.sh). The two cost
+# boots, bench-cost-on.sh and bench-cost-off.sh, are the same kernel, once
+# as built and once with fserr.enable=0 on its command line, running the
+# same work, so that what fserr costs is the difference. Sourced on the
+# host (prepare) and in the guest (mkinitramfs.sh copies it to
+# /tests/bench.sh).
 
 # The card: p1 FAT32 whose DATA.BIN starts past the last cluster (reading
 # it fails in FAT's cluster walk, every time); p2 an ext4 volume with a
@@ -35,15 +36,15 @@ bench_bad_image() {
 		fscorrupt /tmp/bad.img fat-dirent-bad-start DATA.BIN >/dev/null
 }
 
-# The work of both boots: memory per superblock, the report path with 1, 10
-# and 100 faulting superblocks, and the error path's cost on the card.
-bench_both() {
+# The work of both cost boots (bench-cost-on.sh, bench-cost-off.sh): the
+# error path's cost on the card, memory per superblock, the report path
+# with 1, 10 and 100 faulting superblocks.
+bench_cost_boot() {
+	run_tap cost fserr_bench cost /dev/mmcblk0p1 vfat notify,errors=continue \
+		/mnt DATA.BIN 10 20000
 	run_tap memory fserr_bench memory /fuzz/fat12.img 100 3
 	bench_bad_image || echo "Bail out! could not make the damaged FAT12 image"
 	for n in 1 10 100; do
 		run_tap "multi $n" fserr_bench multi /tmp/bad.img DATA.BIN "$n" 10000
 	done
-	mount -t vfat -o notify,errors=continue /dev/mmcblk0p1 /mnt ||
-		echo "Bail out! mount /dev/mmcblk0p1"
-	run_tap cost fserr_bench cost /mnt DATA.BIN 5 20000
 }

@@ -15,8 +15,9 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 
 guest() {
 	p=/sys/module/fserr/parameters
-	tap_begin fserr-off 11
+	tap_begin fserr-off 12
 	t "the enable parameter reads N" expect_eq N "$(cat $p/enable)"
+	t "KUnit skipped its cases that mount" sh -c "dmesg | grep -q 'SKIP fserr.enable=0'"
 	t "root cannot turn it on at run time" sh -c "! echo Y >$p/enable"
 	t "...and it still reads N" expect_eq N "$(cat $p/enable)"
 	: >/tmp/uevents
