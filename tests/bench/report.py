@@ -142,10 +142,19 @@ def slope(points):
     return sum((x - mx) * (y - my) for x, y in points) / den if den else 0.0
 
 
-def growth_words(ratio):
-    if ratio < 1.25:
+def growth_words(points):
+    """How y grows with x: flat (the last point within 25% of the first),
+    linear (a least-squares line a + b*x is within 10% of every point), or
+    else growing, but not linearly."""
+    points = sorted(points)
+    first, last = points[0][1], points[-1][1]
+    if first and last / first < 1.25:
         return "flat"
-    return "grows"
+    b = slope(points)
+    a = statistics.mean(y for _, y in points) - b * statistics.mean(x for x, _ in points)
+    if all(y and abs(a + b * x - y) / y <= 0.10 for x, y in points):
+        return "linear"
+    return "grows, not linearly"
 
 
 def us(ns):
@@ -342,7 +351,8 @@ def section_multi(out):
                    f"{r['ns_per_op'] / o['ns_per_op']:.3f} |")
     ratio = on[-1]["ns_per_op"] / on[0]["ns_per_op"]
     out += ["", f"- With fserr on, {on[-1]['superblocks']} faulting superblocks cost "
-            f"{ratio:.2f}x one per operation ({growth_words(ratio)}; least-squares slope "
+            f"{ratio:.2f}x one per operation "
+            f"({growth_words([(r['superblocks'], r['ns_per_op']) for r in on])}; least-squares slope "
             f"{slope([(r['superblocks'], r['ns_per_op']) for r in on]):.1f} instructions per superblock).",
             ""]
 
@@ -357,7 +367,9 @@ def section_mount_scale(out):
             "holds one. `tests/guest/mount_scale.c` times, for each row, the raise (a read that",
             "fails on a corrupt FAT directory entry) and the clear (root writes 0 to fs_fault)",
             "from the call to the wake-up of a thread polling mountinfo; the walk is part of",
-            "that time. Medians and 90th percentiles in microseconds.",
+            "that time. Medians and 90th percentiles in microseconds. How a figure grows:",
+            "flat (the largest row within 25% of the smallest), linear (a straight line",
+            "fits every row within 10%), or not linearly.",
             "",
             "| mounts of the superblock | namespaces holding one | rounds | raise median | raise p90 | clear median | clear p90 |",
             "|---:|---:|---:|---:|---:|---:|---:|"]
@@ -375,7 +387,9 @@ def section_mount_scale(out):
             per = slope([(r[key], r[f"{kind}_median_us"]) for r in rs])
             ratio = l / b if b else float("inf")
             out.append(f"- {kind}: the median is {ratio:.2f}x the one-{what} row's with "
-                       f"{rs[-1][key]} {what}s ({growth_words(ratio)}, least-squares slope "
+                       f"{rs[-1][key]} {what}s "
+                       f"({growth_words([(r[key], r[f'{kind}_median_us']) for r in rs])}, "
+                       f"least-squares slope "
                        f"{per:.2f} us per {what})")
         out.append("")
     out += ["![cost against mounts and namespaces](runs/bench/mount-scale.png)", ""]
