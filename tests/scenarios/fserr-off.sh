@@ -15,14 +15,17 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 
 guest() {
 	p=/sys/module/fserr/parameters
-	tap_begin fserr-off 12
+	tap_begin fserr-off 14
 	t "the enable parameter reads N" expect_eq N "$(cat $p/enable)"
 	t "KUnit skipped its cases that mount" sh -c "dmesg | grep -q 'SKIP fserr.enable=0'"
+	t "...and they left nothing in /sys/fs" sh -c "! ls -d /sys/fs/fserr-kunit*"
 	t "root cannot turn it on at run time" sh -c "! echo Y >$p/enable"
 	t "...and it still reads N" expect_eq N "$(cat $p/enable)"
 	: >/tmp/uevents
 	uevent_listener /tmp/uevents
 	t "FAT mounts with notify" mount -t vfat -o notify,errors=continue /dev/mmcblk0p1 /mnt
+	t "...and says once that notify sends no uevents" sh -c \
+		"dmesg | grep -c 'fserr.enable=0, the notify option sends no uevents' | grep -qx 1"
 	t "no /sys/fs/fat/mmcblk0p1" sh -c "! ls -d /sys/fs/fat/mmcblk0p1"
 	t "reading the damaged file fails" sh -c "! cat /mnt/DATA.BIN >/dev/null"
 	t "FAT logged the error itself" sh -c "dmesg | grep -q 'FAT-fs (mmcblk0p1): error'"
