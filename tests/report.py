@@ -66,10 +66,17 @@ def stamp(name, info):
             f"{info['jobs']} guests at a time; {info['machine']}")
 
 
+def is_test_run(d):
+    """A run of tests/run.sh; docs/runs/bench/ (tests/bench/report.py's) has no times.tsv."""
+    return (d / "run.info").exists() and (d / "times.tsv").exists()
+
+
 def saved():
-    return [n for n in ORDER if (RUNS / n / "run.info").exists()] + sorted(
+    if not RUNS.exists():
+        return []
+    return [n for n in ORDER if is_test_run(RUNS / n)] + sorted(
         p.name for p in RUNS.iterdir()
-        if p.is_dir() and p.name not in ORDER and (p / "run.info").exists()) if RUNS.exists() else []
+        if p.is_dir() and p.name not in ORDER and is_test_run(p))
 
 
 def readme_block():
