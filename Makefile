@@ -45,8 +45,8 @@ host-tools: $(HOST_BIN)/fscorrupt userspace
 
 # fserrd, fserrctl and their unit tests for the host (the guest's copies
 # are built by tests/mkinitramfs.sh).
-userspace: deps kernel-tree
-	@$(MAKE) -s -C userspace O=../$(BUILD)/userspace/host all \
+userspace: deps
+	@$(MAKE) -s -C userspace O=../$(BUILD)/userspace/host WERROR=1 all \
 		../$(BUILD)/userspace/host/uevent_test ../$(BUILD)/userspace/host/fsstate_test \
 		../$(BUILD)/userspace/host/config_test ../$(BUILD)/userspace/host/state_test \
 		../$(BUILD)/userspace/host/logline_test ../$(BUILD)/userspace/host/mountpoint_test \

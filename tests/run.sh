@@ -59,6 +59,9 @@ run_host_tests() {
 	done
 	host_tap host/fserrctl "$top/userspace/tests/fserrctl-test.sh" "$us/fserrctl"
 	host_tap host/fserrd "$top/userspace/tests/fserrd-test.sh" "$us/fserrd"
+	host_tap host/userspace/harness "$top/userspace/tests/harness-test.sh" gcc -Wall -Wextra \
+		-Werror -Wno-unused-parameter
+	host_tap host/userspace/build "$top/userspace/tests/build-test.sh"
 	if "$top/kernel/check-facts.sh" >"$us/check-facts.log" 2>&1; then
 		result PASS "host/series: $(tail -n 1 "$us/check-facts.log" | sed 's/^check-facts: //')"
 	else

@@ -43,6 +43,7 @@ static void usage(FILE *to)
 "  --sysfs DIR       where the fserr directories are (default /sys/fs)\n"
 "  --mountinfo FILE  the mount table to map devices to mount points\n"
 "                    (default /proc/self/mountinfo)\n"
+"  -V, --version     the version, and exit\n"
 "  -h, --help        this text\n"
 "\n"
 "Exit status: 0 done, 1 failure, 2 bad usage, 3 no such fserr filesystem,\n"
@@ -317,11 +318,12 @@ int main(int argc, char **argv)
 		{ "sysfs", required_argument, NULL, 's' },
 		{ "mountinfo", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			sysfs_fs = optarg;
@@ -331,6 +333,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("fserrctl %s\n", FSERR_VERSION);
 			return 0;
 		default:
 			usage(stderr);

@@ -65,6 +65,7 @@ static void usage(FILE *to)
 "                           unmount, fsck or mount, once\n"
 "      --channels LIST      testing: listen only on these channels (comma-\n"
 "                           separated: uevent, fs_fault, mountinfo, fanotify)\n"
+"  -V, --version            the version, and exit\n"
 "  -h, --help               this text\n"
 "\n"
 "SIGTERM and SIGINT stop fserrd after the action in progress; SIGHUP\n"
@@ -674,6 +675,7 @@ int main(int argc, char **argv)
 		{ "pause-before", required_argument, NULL, 'P' },
 		{ "channels", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
 	struct options o = { .config = DEFAULT_CONFIG };
@@ -690,7 +692,7 @@ int main(int argc, char **argv)
 	d->state_path = DEFAULT_STATE;
 	d->sysfs_fs = "/sys/fs";
 	d->held_fd = -1;
-	while ((c = getopt_long(argc, argv, "c:p:l:s:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:p:l:s:vVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o.config = optarg;
@@ -714,6 +716,9 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
+		case 'V':
+			printf("fserrd %s\n", FSERR_VERSION);
+			return 0;
 		case 'P':
 			for (c = FSERR_STEP_UNMOUNT; c <= FSERR_STEP_MOUNT; c++)
 				if (!strcmp(optarg, fserr_step_name(c)))

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "lib/config.h"
 
 static const char good[] =

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "lib/fsck.h"
 
 /* A wait status for a normal exit with @code, as waitpid() makes it */

@@ -11,7 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "lib/fsstate.h"
 
 static void put(const char *dir, const char *name, const char *text)

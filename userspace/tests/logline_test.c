@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "lib/logline.h"
 
 static size_t fmt(char *buf, size_t size, const char *what, ...)

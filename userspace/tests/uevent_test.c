@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "lib/uevent.h"
 
 /* Build a datagram from "\0"-separated text; returns its length. */

@@ -1,0 +1,85 @@
+#!/bin/bash
+# The Makefile as a packager uses it (TAP): a copy of userspace/ alone, with
+# no kernel tree beside it, builds both programs and every unit test; the
+# CPPFLAGS, CFLAGS and LDFLAGS given reach every compile and link; warnings
+# are errors only with WERROR=1; make install under umask 077 leaves the
+# modes a system needs and keeps an existing policy file; --version works.
+#
+#   tests/build-test.sh
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../tests/lib/tap.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The copy: userspace/'s files, nothing above it
+src=$work/src/userspace
+mkdir -p "$src"
+(cd "$here/.." && tar cf - --exclude=./tests/uevent_corpus Makefile ./*.c ./*.h lib man dist tests) |
+	tar xf - -C "$src"
+# A compiler that notes every command line it is given
+cat >"$work/cc" <<'CC'
+#!/bin/sh
+printf '%s\n' "$*" >>"${CC_LOG:?}"
+exec gcc "$@"
+CC
+chmod +x "$work/cc"
+export CC_LOG=$work/cc.log
+tests="uevent_test fsstate_test config_test state_test logline_test mountpoint_test fsck_test"
+
+tap_plan 11
+build() { # O-DIR MAKE-ARGS...
+	local o=$1
+	shift
+	: >"$CC_LOG"
+	make -s -C "$src" O="$o" CC="$work/cc" "$@" all $(for t in $tests; do echo "$o/$t"; done)
+}
+check "a copy of userspace/ without a kernel tree builds both programs and the unit tests" \
+	build "$work/o1" CPPFLAGS=-DFSERR_BUILD_TEST_CPP CFLAGS="-O1 -DFSERR_BUILD_TEST_C" \
+	LDFLAGS=-Wl,-z,relro
+lines=$(grep -c . "$CC_LOG")
+every() { # PATTERN: on every command line the compiler was given
+	[ "$lines" -gt 0 ] && [ "$(grep -c -- "$1" "$CC_LOG")" = "$lines" ]
+}
+check "CPPFLAGS reach every one of the $lines compiler runs" every -DFSERR_BUILD_TEST_CPP
+check "CFLAGS reach every compiler run" every -DFSERR_BUILD_TEST_C
+check "LDFLAGS reach every link" every -Wl,-z,relro
+check "the project's warnings are added to the CFLAGS given" every "-Wall -Wextra"
+check "no -Werror without WERROR=1" bash -c "! grep -q -- -Werror '$CC_LOG'"
+cp "$CC_LOG" "$work/cc1.log"
+build "$work/o2" WERROR=1 >/dev/null 2>&1
+check "WERROR=1 adds -Werror to every compiler run" every -Werror
+check "fserrd --version names the program and its version" \
+	bash -c "'$work/o1/fserrd' --version | grep -qE '^fserrd [0-9]+\.[0-9]+'"
+check "fserrctl --version names the program and its version" \
+	bash -c "'$work/o1/fserrctl' --version | grep -qE '^fserrctl [0-9]+\.[0-9]+'"
+
+# install under a umask that would leave files unreadable to others
+root=$work/root
+mkdir -p "$root/etc"
+echo "# the administrator's own" >"$root/etc/fserrd.conf"
+modes() {
+	(umask 077 && make -s -C "$src" O="$work/o1" CC="$work/cc" install DESTDIR="$root" \
+		PREFIX=/usr SYSTEMD_UNITDIR=/lib/systemd/system UDEV_RULESDIR=/lib/udev/rules.d) || return 1
+	local bad=0 f want got
+	while read -r want f; do
+		got=$(stat -c %a "$root$f" 2>/dev/null) || { echo "$f: missing"; bad=1; continue; }
+		[ "$got" = "$want" ] || { echo "$f: mode $got, want $want"; bad=1; }
+	done <<MODES
+755 /usr/sbin
+755 /usr/sbin/fserrd
+755 /usr/sbin/fserrctl
+755 /usr/share/man/man8
+644 /usr/share/man/man8/fserrd.8
+644 /usr/share/man/man8/fserrctl.8
+755 /lib/systemd/system
+644 /lib/systemd/system/fserrd.service
+755 /lib/udev/rules.d
+644 /lib/udev/rules.d/90-fserr.rules
+MODES
+	return $bad
+}
+check "make install under umask 077: directories 755, programs 755, other files 644" modes
+check "make install keeps an existing /etc/fserrd.conf" \
+	grep -qx "# the administrator's own" "$root/etc/fserrd.conf"
+tap_done

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Crafted tests for harness-test.sh: each one's outcome is known, and the
+ * script checks that harness.h reports exactly that.
+ */
+#include <signal.h>
+#include "../harness.h"
+
+static int log_ran;
+
+TEST(passes)
+{
+	EXPECT_EQ(1, 1);
+	EXPECT_STREQ("a", "a");
+	EXPECT_NE(NULL, "x");
+	ASSERT_TRUE(1);
+}
+
+TEST(expect_fails_and_goes_on)
+{
+	EXPECT_EQ(1, 2) TH_LOG("handler of a failed EXPECT");
+	EXPECT_EQ(3, 3) TH_LOG("handler of a passed EXPECT: must not print");
+	TH_LOG("after the failed EXPECT");
+}
+
+TEST(assert_ends_the_test)
+{
+	ASSERT_STREQ("a", "b") {
+		TH_LOG("handler block of a failed ASSERT");
+	}
+	TH_LOG("after the failed ASSERT: must not print");
+}
+
+TEST(skipped)
+{
+	SKIP(return, "a reason");
+	TH_LOG("after SKIP: must not print");
+}
+
+TEST(killed)
+{
+	raise(SIGSEGV);
+}
+
+TEST(negative_values_printed)
+{
+	EXPECT_EQ(-22, -5);
+}
+
+FIXTURE(fx) {
+	int set_up;
+};
+
+FIXTURE_SETUP(fx)
+{
+	self->set_up = 1;
+}
+
+FIXTURE_TEARDOWN(fx)
+{
+	TH_LOG("teardown ran, set_up=%d", self->set_up);
+}
+
+TEST_F(fx, fixture_passes)
+{
+	ASSERT_EQ(1, self->set_up);
+}
+
+TEST_F(fx, fixture_assert_still_tears_down)
+{
+	ASSERT_EQ(0, self->set_up);
+	TH_LOG("after the failed ASSERT in a fixture: must not print");
+}
+
+TEST(log_handler_only_on_failure)
+{
+	EXPECT_TRUE(1) log_ran = 1;
+	EXPECT_EQ(0, log_ran);
+}
+
+TEST_HARNESS_MAIN
