@@ -67,8 +67,9 @@ def stamp(name, info):
 
 
 def is_test_run(d):
-    """A run of tests/run.sh; docs/runs/bench/ (tests/bench/report.py's) has no times.tsv."""
-    return (d / "run.info").exists() and (d / "times.tsv").exists()
+    """A run of tests/run.sh: any saved run but tests/bench/report.py's
+    (docs/runs/bench and its temporary siblings)."""
+    return (d / "run.info").exists() and not d.name.startswith("bench")
 
 
 def saved():

@@ -18,10 +18,11 @@ copy=$work/tree
 # The tree's files as they are now (committed or not), nothing built.
 mkdir -p "$copy"
 git -C "$top" ls-files -z --cached --others --exclude-standard |
-	(cd "$top" && xargs -0 cp --parents -t "$copy" 2>/dev/null)
+	(cd "$top" && xargs -0 sh -c 'd=$1; shift; for f; do [ ! -e "$f" ] || cp --parents -t "$d" "$f" || exit 1; done' \
+		copy "$copy") || { echo "Bail out! could not copy the tree"; exit 1; }
 # The files each report writes: they are compared with what was there.
 generated=(README.md docs/reliability.md docs/development.md)
-bench_generated=(docs/benchmarks.md)
+bench_generated=(docs/benchmarks.md docs/runs/bench/latency-cdf.dat docs/runs/bench/mount-scale.dat)
 
 n=0 bad=0
 report() { # NAME COMMAND...: one result, from COMMAND's exit status
