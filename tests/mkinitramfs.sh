@@ -39,8 +39,8 @@ $cc "${cflags[@]}" -o "$work/root/tests/fscorrupt" "$top/tests/fscorrupt/fscorru
 # packages: add the arm64 loader and every library they need, found through
 # readelf in the unpacked packages first, then in the arm64 libraries that
 # 'make deps' installed.
-make -s -C "$top/userspace" O="$top/build/userspace/arm64" CC=$cc WERROR=1 \
-	PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig >/dev/null
+PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
+	make -s -C "$top/userspace" O="$top/build/userspace/arm64" CC=$cc WERROR=1 >/dev/null
 mkdir -p "$work/root/lib/aarch64-linux-gnu" "$work/root/usr/sbin" "$work/root/sbin" "$work/fsck"
 cp "$top/build/userspace/arm64/fserrctl" "$top/build/userspace/arm64/fserrd" "$work/root/usr/sbin/"
 for p in dosfstools e2fsprogs libext2fs2 libcom-err2 libblkid1 libuuid1; do

@@ -8,6 +8,8 @@
 #   tests/build-test.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# a make above this script (make test WERROR=1, say) must not set the build here
+unset MAKEFLAGS MFLAGS MAKELEVEL WERROR CFLAGS CPPFLAGS LDFLAGS
 . "$here/../../tests/lib/tap.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -27,7 +29,7 @@ chmod +x "$work/cc"
 export CC_LOG=$work/cc.log
 tests="uevent_test fsstate_test config_test state_test logline_test mountpoint_test fsck_test"
 
-tap_plan 11
+tap_plan 13
 build() { # O-DIR MAKE-ARGS...
 	local o=$1
 	shift
@@ -82,4 +84,14 @@ MODES
 check "make install under umask 077: directories 755, programs 755, other files 644" modes
 check "make install keeps an existing /etc/fserrd.conf" \
 	grep -qx "# the administrator's own" "$root/etc/fserrd.conf"
+# A directory that exists keeps its mode (Debian's /usr/local/sbin is 2775
+# root:staff); the unit goes to systemd's directory by default.
+root2=$work/root2
+mkdir -p "$root2/usr/local/sbin" && chmod 2775 "$root2/usr/local/sbin"
+check "make install leaves an existing directory's mode alone" bash -c "
+	make -s -C '$src' O='$work/o1' CC='$work/cc' install DESTDIR='$root2' &&
+	[ \$(stat -c %a '$root2/usr/local/sbin') = 2775 ]"
+unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+check "by default the unit goes to systemd's unit directory (${unitdir:-/lib/systemd/system})" \
+	test -f "$root2${unitdir:-/lib/systemd/system}/fserrd.service"
 tap_done

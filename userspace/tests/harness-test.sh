@@ -13,8 +13,9 @@ trap 'rm -rf "$work"' EXIT
 cc=${1:-cc}
 shift || true
 
-tap_plan 16
-if ! "$cc" "$@" -o "$work/crafted" "$here/harness/crafted.c" 2>"$work/cc.log"; then
+tap_plan 23
+if ! "$cc" "$@" -o "$work/crafted" "$here/harness/crafted.c" 2>"$work/cc.log" ||
+   ! "$cc" "$@" -o "$work/crafted_pass" "$here/harness/crafted_pass.c" 2>>"$work/cc.log"; then
 	sed 's/^/# /' "$work/cc.log"
 	echo "Bail out! the crafted tests do not build"
 	exit 1
@@ -25,7 +26,8 @@ has() { grep -qxF -- "$1" "$work/crafted.out"; }
 has_re() { grep -qE -- "$1" "$work/crafted.out"; }
 hasnt() { ! grep -qF -- "$1" "$work/crafted.out"; }
 
-check "the plan comes first: 1..9" [ "$(grep -m1 -E '^1\.\.' "$work/crafted.out")" = 1..9 ]
+check "the plan comes first: 1..13 before any result" \
+	bash -c "grep -E '^(1\.\.|ok |not ok )' '$work/crafted.out' | head -n 1 | grep -qx '1\.\.13'"
 check "exit status 1 when a test failed (got $status)" [ "$status" = 1 ]
 check "a passing test is ok" has "ok 1 passes"
 check "a failed EXPECT fails the test" has "not ok 2 expect_fails_and_goes_on"
@@ -44,5 +46,18 @@ check "a failed ASSERT in a fixture test fails it" has "not ok 8 fx.fixture_asse
 check "the teardown runs after every fixture test, also after a failed ASSERT" \
 	[ "$(grep -c 'teardown ran, set_up=1' "$work/crafted.out")" = 2 ]
 check "a check's handler does not run when it passed" has "ok 9 log_handler_only_on_failure"
+check "a failed ASSERT in a helper ends the test" \
+	bash -c "grep -qx 'not ok 10 assert_in_a_helper' '$work/crafted.out'"
+check "a test that exits before its end fails, whatever its status" has "not ok 11 exits_midway"
+check "a failed ASSERT in an unbraced loop stops the loop" \
+	bash -c "grep -qx 'not ok 12 assert_stops_an_unbraced_loop' '$work/crafted.out' && [ \$(grep -c 'loop stopped at' '$work/crafted.out') = 1 ]"
+check "SKIP in a fixture's setup skips the test, and the teardown runs" \
+	bash -c "grep -qx 'ok 13 skipper.body_must_not_run # SKIP skipped in the setup' '$work/crafted.out' && grep -q 'skipper teardown ran' '$work/crafted.out'"
+check "the summary counts the failures" has "# 8 of 13 tests failed"
+"$work/crafted_pass" >"$work/pass.out" 2>&1
+pstatus=$?
+check "a program whose tests pass or skip exits 0 (got $pstatus)" [ "$pstatus" = 0 ]
+check "... and reports them so" \
+	bash -c "grep -qx 'ok 1 passes' '$work/pass.out' && grep -qx 'ok 2 skips # SKIP nothing to do' '$work/pass.out' && ! grep -q 'must not print' '$work/pass.out'"
 if [ "$failed" != 0 ]; then sed 's/^/# | /' "$work/crafted.out"; fi
 tap_done

@@ -38,7 +38,7 @@ struct __test_metadata {
 	void (*fn)(struct __test_metadata *_metadata);
 	struct __test_metadata *next;
 	/* set by the test, in memory shared with the parent */
-	int failed, skipped, trigger, bail;
+	int failed, skipped, done;
 	char skip_reason[256];
 	jmp_buf *env;
 };
@@ -53,7 +53,6 @@ static inline void th_register(struct __test_metadata *t)
 
 static inline void th_bail(struct __test_metadata *m)
 {
-	m->bail = 0;
 	longjmp(*m->env, 1);
 }
 
@@ -66,38 +65,32 @@ static inline void th_bail(struct __test_metadata *m)
 	statement; \
 } while (0)
 
-/* What follows the check runs once, if it failed; then an ASSERT bails. */
-#define TH_HANDLER \
-	for (; _metadata->trigger; \
-	     _metadata->trigger = 0, _metadata->bail ? th_bail(_metadata) : (void)0)
+/*
+ * One statement, a loop that runs at most once: if the check holds,
+ * nothing; else the test is marked failed, what follows the check (a
+ * statement or a block) runs, and then an ASSERT ends the test.
+ */
+#define TH_CHECK(ok, is_assert) \
+	for (int _th_once = !(ok) && (_metadata->failed = 1); _th_once; \
+	     _th_once = 0, (is_assert) ? th_bail(_metadata) : (void)0)
 
 #define TH_CMP(a, op, b, is_assert) \
-	if (!({ __typeof__(a) _th_a = (a); __typeof__(b) _th_b = (b); \
+	TH_CHECK(({ __typeof__(a) _th_a = (a); __typeof__(b) _th_b = (b); \
 		int _th_ok = _th_a op _th_b; \
 		if (!_th_ok) \
 			printf("# %s:%d: expected %s (%lld) %s %s (%lld)\n", __FILE__, __LINE__, \
 			       #a, (long long)(intptr_t)_th_a, #op, #b, \
 			       (long long)(intptr_t)_th_b); \
-		_th_ok; })) { \
-		_metadata->failed = 1; \
-		_metadata->trigger = 1; \
-		_metadata->bail = (is_assert); \
-	} \
-	TH_HANDLER
+		_th_ok; }), is_assert)
 
 #define TH_STR(a, want_equal, b, is_assert) \
-	if (!({ const char *_th_a = (a), *_th_b = (b); \
+	TH_CHECK(({ const char *_th_a = (a), *_th_b = (b); \
 		int _th_ok = _th_a && _th_b && (strcmp(_th_a, _th_b) == 0) == (want_equal); \
 		if (!_th_ok) \
 			printf("# %s:%d: expected %s \"%s\" %s %s \"%s\"\n", __FILE__, __LINE__, \
 			       #a, _th_a ? _th_a : "(null)", (want_equal) ? "==" : "!=", #b, \
 			       _th_b ? _th_b : "(null)"); \
-		_th_ok; })) { \
-		_metadata->failed = 1; \
-		_metadata->trigger = 1; \
-		_metadata->bail = (is_assert); \
-	} \
-	TH_HANDLER
+		_th_ok; }), is_assert)
 
 #define ASSERT_EQ(a, b)		TH_CMP(a, ==, b, 1)
 #define ASSERT_NE(a, b)		TH_CMP(a, !=, b, 1)
@@ -187,15 +180,20 @@ static inline int th_run_one(struct __test_metadata *t, int n)
 		m->env = &env;
 		if (!setjmp(env))
 			m->fn(m);
-		fflush(stdout);
-		_exit(m->failed ? 1 : m->skipped ? TH_SKIP_EXIT : 0);
+		m->done = 1;
+		/* exit(), not _exit(): LeakSanitizer checks at exit (status 23) */
+		exit(m->failed ? 1 : m->skipped ? TH_SKIP_EXIT : 0);
 	}
 	if (waitpid(pid, &status, 0) != pid) {
 		printf("Bail out! waitpid: %m\n");
 		exit(1);
 	}
-	failed = !WIFEXITED(status) || WEXITSTATUS(status) == 1 ||
-		 (WEXITSTATUS(status) && WEXITSTATUS(status) != TH_SKIP_EXIT) || m->failed;
+	/* passed or skipped only if it ran to its end and exited as it said */
+	failed = m->failed || !m->done || !WIFEXITED(status) ||
+		 WEXITSTATUS(status) != (m->skipped ? TH_SKIP_EXIT : 0);
+	if (!m->done && WIFEXITED(status))
+		printf("# %s: exited with status %d before its end\n", t->name,
+		       WEXITSTATUS(status));
 	if (WIFSIGNALED(status))
 		printf("# %s: killed by signal %d%s\n", t->name, WTERMSIG(status),
 		       WTERMSIG(status) == SIGALRM ? " (the 30 s timeout)" : "");

@@ -4,6 +4,7 @@
  * script checks that harness.h reports exactly that.
  */
 #include <signal.h>
+#include <stdlib.h>
 #include "../harness.h"
 
 static int log_ran;
@@ -76,6 +77,51 @@ TEST(log_handler_only_on_failure)
 {
 	EXPECT_TRUE(1) log_ran = 1;
 	EXPECT_EQ(0, log_ran);
+}
+
+static void helper_asserts(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(1, 0);
+	TH_LOG("after the failed ASSERT in a helper: must not print");
+}
+
+TEST(assert_in_a_helper)
+{
+	helper_asserts(_metadata);
+	TH_LOG("after the helper whose ASSERT failed: must not print");
+}
+
+TEST(exits_midway)
+{
+	exit(4);
+}
+
+TEST(assert_stops_an_unbraced_loop)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		ASSERT_NE(1, i) TH_LOG("loop stopped at %d", i);
+	TH_LOG("the loop went on past its failed ASSERT: must not print");
+}
+
+FIXTURE(skipper) {
+	int x;
+};
+
+FIXTURE_SETUP(skipper)
+{
+	SKIP(return, "skipped in the setup");
+}
+
+FIXTURE_TEARDOWN(skipper)
+{
+	TH_LOG("skipper teardown ran");
+}
+
+TEST_F(skipper, body_must_not_run)
+{
+	TH_LOG("the body of a test whose setup skipped: must not print");
 }
 
 TEST_HARNESS_MAIN
