@@ -240,25 +240,65 @@ static const char *find_program(const char *name, char *buf, size_t size)
  * this is open, nothing can mount it (and it is not mounted anywhere).
  * Its device number must still be @dev: a card pulled mid-repair and
  * another device that took its name must not be checked or mounted. The
- * descriptor, or -1 with the reason in @why.
+ * descriptor, or a negative errno (-EBUSY: someone else claims it) with
+ * the reason in @why.
  */
 static int hold_device(const char *source, dev_t dev, char *why, size_t size)
 {
 	struct stat st;
 	int fd = open(source, O_RDONLY | O_EXCL | O_CLOEXEC);
+	int err = errno;
 
 	if (fd < 0) {
 		snprintf(why, size, "cannot open %s exclusively: %s", source,
-			 errno == EBUSY ? "it is in use (mounted again?)" : strerror(errno));
-		return -1;
+			 err == EBUSY ? "it is in use (mounted again?)" : strerror(err));
+		return -err;
 	}
 	if (fstat(fd, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != dev) {
 		snprintf(why, size, "%s is now %s%u:%u, not %u:%u", source,
 			 S_ISBLK(st.st_mode) ? "" : "not a block device, ",
 			 MAJMIN(st.st_rdev), MAJMIN(dev));
 		close(fd);
-		return -1;
+		return -ENODEV;
 	}
+	return fd;
+}
+
+/*
+ * hold_device() for a repair that resumes at fsck. The fsck of the fserrd
+ * that was killed may still run: it holds the device exclusively (fsck.fat
+ * through the descriptor fserrd gave it, e2fsck by itself), and a second
+ * fsck on the same device at the same time would undo its work. Wait for
+ * that claim to go, for up to fsck-timeout (forever with 0), then take it.
+ */
+static int hold_device_after(struct fserrd *d, const char *source, dev_t dev,
+			     char *why, size_t size)
+{
+	struct timespec start, now, nap = { 0, 100 * 1000 * 1000 };
+	char secs[32];
+	bool said = false;
+	int fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		fd = hold_device(source, dev, why, size);
+		if (fd != -EBUSY)
+			break;
+		if (!said)
+			fserrd_log("fsck-wait", "device", source, "why",
+				   "claimed by another program (the fsck of the fserrd before?)", NULL);
+		said = true;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (d->cfg.fsck_timeout &&
+		    now.tv_sec - start.tv_sec >= (time_t)d->cfg.fsck_timeout) {
+			snprintf(why, size, "%s is still claimed by another program after %s s",
+				 source, num(secs, sizeof(secs), d->cfg.fsck_timeout));
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (said && fd >= 0)
+		fserrd_log("fsck-wait-done", "device", source, NULL);
 	return fd;
 }
 
@@ -396,17 +436,6 @@ static int mount_all(struct fserr_state *st, dev_t dev)
 }
 
 /*
- * Run fsck on the unmounted filesystem; records the outcome in the state.
- * The device is the one fserrd holds (d->held_fd, from the unmount on) or
- * opens now, checked by its number; fsck gets it as descriptor 3 and its
- * name as /proc/self/fd/3, so that it checks that device whatever the name
- * in /dev points to by then. fserrd keeps its exclusive hold while
- * fsck.fat runs, so that nothing can mount the device under it; e2fsck
- * claims the device exclusively itself, so the hold is dropped before it
- * starts and taken again when it ends. The hold is kept (d->held_fd) until
- * the mount back (release_hold()).
- */
-/*
  * fsck.fat exits 1 both when it fixed errors and when it gave up (its
  * die() on a read error, a geometry it does not handle, no memory): a
  * read-only check on the device @hold holds tells them apart. True if
@@ -415,21 +444,14 @@ static int mount_all(struct fserr_state *st, dev_t dev)
 static bool verify_fsck_fat(struct fserrd *d, const char *program, int hold)
 {
 	char *argv[] = { (char *)program, "-n", "/proc/self/fd/3", NULL };
-	char cmd[PATH_MAX + 32], how[64], path[32];
+	char cmd[PATH_MAX + 32], how[64];
 	const char *outcome = NULL;
 	bool timed_out, clean;
-	int status, err, fd;
+	int status, err;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", hold);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	snprintf(cmd, sizeof(cmd), "%s -n /proc/self/fd/3", program);
-	if (fd < 0) {
-		fserrd_log("fsck-verify", "command", cmd, "error", strerror(errno),
-			   "outcome", "not-clean", NULL);
-		return false;
-	}
-	err = run(argv, NULL, fd, d->cfg.fsck_timeout, &status, &timed_out);
-	close(fd);
+	/* (the claim goes with it, as with the repair's fsck.fat) */
+	err = run(argv, NULL, hold, d->cfg.fsck_timeout, &status, &timed_out);
 	if (err) {
 		fserrd_log("fsck-verify", "command", cmd, "error", strerror(-err),
 			   "outcome", "not-clean", NULL);
@@ -443,6 +465,17 @@ static bool verify_fsck_fat(struct fserrd *d, const char *program, int hold)
 	return clean;
 }
 
+/*
+ * Run fsck on the unmounted filesystem; records the outcome in the state.
+ * The device is the one fserrd holds (d->held_fd, from the unmount on) or
+ * opens now, checked by its number; fsck gets it as descriptor 3 and its
+ * name as /proc/self/fd/3, so that it checks that device whatever the name
+ * in /dev points to by then. fsck.fat gets fserrd's exclusive hold itself,
+ * so that nothing can mount the device under it, not even after fserrd
+ * was killed; e2fsck claims the device exclusively itself, so it gets the
+ * device without the claim, and the hold is taken again when it ends. The
+ * hold is kept (d->held_fd) until the mount back (release_hold()).
+ */
 static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 {
 	char *argv[5], how[64], cmd[PATH_MAX + 64], program[64], why[PATH_MAX + 128];
@@ -466,21 +499,29 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 	}
 	argv[0] = program;
 	if (hold < 0)
-		hold = hold_device(primary->source, dev, why, sizeof(why));
+		hold = hold_device_after(d, primary->source, dev, why, sizeof(why));
 	if (hold < 0) {
 		fserrd_log("fsck-refused", "device", primary->source, "why", why, NULL);
 		goto failed;
 	}
-	/* The same device, without the exclusive claim, for fsck. */
-	snprintf(why, sizeof(why), "/proc/self/fd/%d", hold);
-	fd = open(why, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fserrd_log("fsck-failed", "device", primary->source, "error", strerror(errno), NULL);
-		goto failed;
-	}
 	if (fserr_fsck_opens_exclusively(program)) {
+		/* The same device, without the claim, which e2fsck takes */
+		snprintf(why, sizeof(why), "/proc/self/fd/%d", hold);
+		fd = open(why, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fserrd_log("fsck-failed", "device", primary->source,
+				   "error", strerror(errno), NULL);
+			goto failed;
+		}
 		close(hold);
 		hold = -1;
+	} else {
+		/*
+		 * fsck.fat gets the claim itself: if fserrd is killed, the
+		 * fsck.fat that goes on still holds it, and the next fserrd
+		 * waits for it to end (hold_device_after()).
+		 */
+		fd = hold;
 	}
 	snprintf(cmd, sizeof(cmd), "%s %s %s %s", argv[0], argv[1], argv[2], argv[3]);
 	fserrd_log("fsck-start", "command", cmd, "device", primary->source, NULL);
@@ -489,8 +530,8 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 		/* e2fsck's claim is gone: fserrd's again, on the same device */
 		snprintf(why, sizeof(why), "/proc/self/fd/%d", fd);
 		hold = open(why, O_RDONLY | O_EXCL | O_CLOEXEC);
+		close(fd);
 	}
-	close(fd);
 	if (err) {
 		fserrd_log("fsck-failed", "command", cmd, "error", strerror(-err), NULL);
 		goto failed;

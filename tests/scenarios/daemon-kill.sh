@@ -5,7 +5,8 @@
 #
 # 1. Pause points (deterministic, one round per step): --pause-before stops
 #    fserrd right after the state file records the step (unmount, fsck,
-#    mount); it is killed there.
+#    mount); it is killed there. Then fserrd is killed while its fsck.fat
+#    runs (slowed by a wrapper), and the next one must wait for that orphan.
 # 2. Random kills: moments fserrd does not choose. Trial SEED (a seeded
 #    PRNG, tests/guest/fserrd_kill.c) damages a fresh file with one of three
 #    FAT corruptions and reads it; then fserrd_kill sends SIGKILL after a
@@ -84,6 +85,63 @@ kill_round() {
 	t "$1: no repair step is left in the state file" sh -c \
 		'[ -f /tmp/fserrd/state ] && ! grep -q "^step " /tmp/fserrd/state'
 	fserrd_stop
+}
+
+# orphan_round VICTIM: fserrd killed alone while its fsck.fat runs (the
+# fsck.fat goes on, an orphan, as after kill -9 of the daemon). The next
+# fserrd must wait for it before its own fsck: two fsck.fat on one device
+# at once undo each other's work (a random trial saw the second one find
+# the clusters the first had just reclaimed, and the volume came back
+# read-only). fsck.fat behind a wrapper that notes when it starts and
+# ends, and waits 2 s first.
+orphan_round() {
+	dk_progress
+	cp /sbin/fsck.fat /tmp/fsck.fat.real
+	cat >/tmp/trace-fsck <<'WRAPPER'
+#!/bin/sh
+echo "start $$" >>/tmp/fsck.trace
+sleep 2
+/tmp/fsck.fat.real "$@"
+_rc=$?
+echo "end $$" >>/tmp/fsck.trace
+exit $_rc
+WRAPPER
+	chmod +x /tmp/trace-fsck
+	: >/tmp/fsck.trace
+	mount --bind /tmp/trace-fsck /sbin/fsck.fat
+	# (a victim the kernel has not cached: written before a fresh mount)
+	head -c 4096 /dev/urandom >"/mnt/$1"
+	umount /mnt2
+	umount /mnt
+	mount -t vfat -o notify /dev/mmcblk0p1 /mnt
+	mount --bind /mnt/DIR1 /mnt2
+	_resumed=$(grep -c ' how=resumed-repair ' /tmp/fserrd.log)
+	_fscks=$(grep -c ' fsck-start ' /tmp/fserrd.log)
+	fserrd_start -c /tmp/fserrd.conf
+	damage /dev/mmcblk0p1 fat-chain-past-end "$1"
+	cat "/mnt/$1" >/dev/null 2>&1
+	t "orphan: fserrd started fsck.fat" wait_log ' fsck-start command=' $((_fscks + 1))
+	kill -KILL "$fserrd_pid"
+	wait "$fserrd_pid" 2>/dev/null
+	_krc=$?
+	t "orphan: fserrd died of the kill (status $_krc), its fsck.fat runs on" \
+		sh -c "[ $_krc = 137 ] && grep -q '^start ' /tmp/fsck.trace &&
+		       ! grep -q '^end ' /tmp/fsck.trace"
+	fserrd_start -c /tmp/fserrd.conf
+	t "orphan: the next fserrd waits for that fsck.fat" \
+		wait_log ' fsck-wait device=/dev/mmcblk0p1 '
+	t "orphan: ... then finishes the repair" wait_log \
+		' repaired dev=179:1 how=resumed-repair mounted=as-before fs_fault=0$' $((_resumed + 1))
+	echo "# fsck.fat runs, in order: $(tr '\n' ' ' </tmp/fsck.trace)"
+	t "orphan: never two fsck.fat at once" \
+		awk '$1 == "start" { if (++n > 1) bad = 1; runs++ } $1 == "end" { n-- }
+		     END { exit (bad || runs < 2) ? 1 : 0 }' /tmp/fsck.trace
+	t "orphan: /mnt is mounted read-write" mounted_rw /mnt
+	t "orphan: the bind mount is back" test -f /mnt2/FILE2.TXT
+	t "orphan: fs_fault 0" expect_eq 0 "$(attr fat mmcblk0p1 fs_fault)"
+	t "orphan: the untouched files verify" untouched_files_intact /mnt "$2"
+	fserrd_stop
+	umount /sbin/fsck.fat
 }
 
 # The counters of the random trials: k_NAME is the number of trials that
@@ -260,10 +318,11 @@ guest() {
 	dk_progress
 	dk_watchdog &
 	_watchdog=$!
-	tap_begin daemon-kill 41
+	tap_begin daemon-kill 50
 	kill_round unmount fat-dirent-bad-start DATA.BIN 'DATA.BIN'
 	kill_round fsck fat-chain-past-end VICTIM2.BIN 'DATA.BIN|VICTIM2.BIN'
 	kill_round mount fat-free-in-chain FREE.BIN 'DATA.BIN|VICTIM2.BIN|FREE.BIN'
+	orphan_round ORPHAN.BIN 'DATA.BIN|VICTIM2.BIN|FREE.BIN'
 	_t0=$(date +%s)
 	kill_trials
 	echo "# the random trials took $(($(date +%s) - _t0)) s"
