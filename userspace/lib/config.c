@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,20 +123,73 @@ static int parse_uint(struct parser *p, char **w, size_t n, unsigned int min,
 	return 0;
 }
 
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/*
+ * Split @line into words, in place, into @w (at most @max; their number
+ * in @nr). Blanks separate words; '#' outside quotes starts a comment.
+ * '...' holds any characters but '; "..." any, with \" and \\ standing
+ * for " and \. A quoted part and what is next to it make one word.
+ */
+static int split_words(struct parser *p, char *line, char **w, size_t max, size_t *nr)
+{
+	char *r = line, *o = line, *end, c;
+
+	*nr = 0;
+	for (;;) {
+		while (blank(*r))
+			r++;
+		if (!*r || *r == '#')
+			return 0;
+		if (*nr == max)
+			return fail(p, "too many words");
+		w[(*nr)++] = o;
+		while (*r && !blank(*r) && *r != '#') {
+			if (*r == '\'') {
+				end = strchr(r + 1, '\'');
+				if (!end)
+					return fail(p, "a ' is not closed");
+				memmove(o, r + 1, end - r - 1);
+				o += end - r - 1;
+				r = end + 1;
+				continue;
+			}
+			if (*r != '"') {
+				*o++ = *r++;
+				continue;
+			}
+			for (r++; *r != '"'; r++) {
+				if (*r == '\\') {
+					r++;
+					if (*r && *r != '"' && *r != '\\')
+						return fail(p, "\\%c in double quotes: only \\\" and \\\\ are escapes",
+							    *r);
+				}
+				if (!*r)
+					return fail(p, "a \" is not closed");
+				*o++ = *r;
+			}
+			r++;
+		}
+		/* (the word may end where its separator is: keep that) */
+		c = *r;
+		*o++ = '\0';
+		if (!c || c == '#')
+			return 0;
+		r++;
+	}
+}
+
 static int parse_line(struct parser *p, char *line, struct fserr_config *cfg)
 {
-	char *w[FSERR_MAX_ARGS + 8], *save = NULL, *word, *hash;
-	size_t n = 0;
+	char *w[FSERR_MAX_ARGS + 8];
+	size_t n;
 
-	hash = strchr(line, '#');
-	if (hash)
-		*hash = '\0';
-	for (word = strtok_r(line, " \t\r", &save); word;
-	     word = strtok_r(NULL, " \t\r", &save)) {
-		if (n == sizeof(w) / sizeof(w[0]))
-			return fail(p, "too many words");
-		w[n++] = word;
-	}
+	if (split_words(p, line, w, sizeof(w) / sizeof(w[0]), &n))
+		return -1;
 	if (!n)
 		return 0;
 	if (!strcmp(w[0], "default")) {

@@ -11,6 +11,9 @@
  *   exec-timeout 30         # seconds an exec policy may run
  *   fsck-timeout 600        # seconds fsck may run (0: no limit)
  *
+ * Words are separated by blanks; '#' outside quotes starts a comment.
+ * '...' and "..." quote (in "...", \" and \\ stand for " and \).
+ *
  * A configuration with any error is refused whole, with the file name and
  * line number of the first error; nothing of it is applied.
  */

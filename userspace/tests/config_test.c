@@ -48,7 +48,7 @@ TEST(valid_file)
 	EXPECT_EQ(FSERR_EXEC, a->policy);
 	EXPECT_STREQ("/usr/local/bin/tell-admin", a->argv[0]);
 	EXPECT_STREQ("--urgent", a->argv[1]);
-	EXPECT_STREQ("\"x\"", a->argv[2]);
+	EXPECT_STREQ("x", a->argv[2]);
 	EXPECT_EQ(NULL, a->argv[3]);
 	EXPECT_EQ(FSERR_REPAIR, fserr_config_action(&cfg, "vfat", "/media/other")->policy);
 	EXPECT_EQ(FSERR_REMOUNT_RO, fserr_config_action(&cfg, "ext2", NULL)->policy);
@@ -78,6 +78,39 @@ TEST(first_rule_in_the_file_wins)
 	fserr_config_free(&cfg);
 }
 
+/* Quotes let a word hold blanks and '#'; quoted parts join their neighbours. */
+TEST(quoted_words)
+{
+	static const char text[] =
+		"match mountpoint \"/media/my card\" repair\n"
+		"match mountpoint '/media/a#b' remount-ro # a comment\n"
+		"match mountpoint /x/\"a b\"'c d' log\n"
+		"default exec /bin/tell \"say \\\"hi\\\"\" '\\' \"\" 'a\"b' #\"\n";
+	const char *card[] = { "/media/my card" }, *hash[] = { "/media/a#b" };
+	const char *joined[] = { "/x/a bc d" }, *half[] = { "/media/my" };
+	const struct fserr_action *a;
+	struct fserr_config cfg;
+	char err[256] = "";
+
+	fserr_config_init(&cfg);
+	ASSERT_EQ(0, fserr_config_parse("q.conf", text, &cfg, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_EQ(3, cfg.nr_rules);
+	EXPECT_EQ(FSERR_REPAIR, fserr_config_choose(&cfg, "vfat", card, 1)->policy);
+	EXPECT_EQ(FSERR_REMOUNT_RO, fserr_config_choose(&cfg, "vfat", hash, 1)->policy);
+	EXPECT_EQ(FSERR_LOG, fserr_config_choose(&cfg, "vfat", joined, 1)->policy);
+	a = fserr_config_choose(&cfg, "vfat", half, 1);
+	EXPECT_EQ(FSERR_EXEC, a->policy);
+	EXPECT_STREQ("/bin/tell", a->argv[0]);
+	EXPECT_STREQ("say \"hi\"", a->argv[1]);
+	EXPECT_STREQ("\\", a->argv[2]);
+	EXPECT_STREQ("", a->argv[3]);
+	EXPECT_STREQ("a\"b", a->argv[4]);
+	EXPECT_EQ(NULL, a->argv[5]);
+	fserr_config_free(&cfg);
+}
+
 TEST(bad_files_are_refused_whole_with_the_line)
 {
 	static const struct { const char *text, *want; } bad[] = {
@@ -95,6 +128,12 @@ TEST(bad_files_are_refused_whole_with_the_line)
 		{ "exec-timeout 0\n", "t.conf:1: 'exec-timeout' must be a number from 1 to 3600" },
 		{ "exec-timeout\n", "t.conf:1: 'exec-timeout' takes one number" },
 		{ "repair-limit 99999999999999999999\n", "t.conf:1: 'repair-limit' must be a number" },
+		{ "match mountpoint \"/media/x repair\n", "t.conf:1: a \" is not closed" },
+		{ "match mountpoint '/media/x repair\n", "t.conf:1: a ' is not closed" },
+		{ "default exec /bin/x \"a\\\n", "t.conf:1: a \" is not closed" },
+		{ "default exec /bin/x \"\\n\"\n",
+		  "t.conf:1: \\n in double quotes: only \\\" and \\\\ are escapes" },
+		{ "match mountpoint \"\" log\n", "t.conf:1: mount point '' is not an absolute path" },
 	};
 	struct fserr_config cfg;
 	char err[256];
