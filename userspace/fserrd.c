@@ -484,12 +484,47 @@ static bool in_scan(unsigned long long ino, void *data)
 	return false;
 }
 
+/*
+ * An action ran since the scan read @fs (a repair may take minutes): read
+ * its state and the mount table again before acting on it. False, and
+ * said, if the fault is no longer there to act on: cleared, or its
+ * directory gone or another one (unmounted, mounted again), which a scan
+ * then finds as what it is.
+ */
+static bool refresh(struct fserr_fs *fs, struct libmnt_table **tb)
+{
+	struct libmnt_table *now;
+	struct fserr_fs fresh;
+	const char *why = NULL;
+	char ino[32];
+
+	if (fserr_fs_read(fs->dir, &fresh))
+		why = "its directory is gone";
+	else if (fresh.ino != fs->ino)
+		why = "it was mounted again";
+	else if (!fresh.fault)
+		why = "cleared";
+	snprintf(ino, sizeof(ino), "%llu", (unsigned long long)fs->ino);
+	if (why) {
+		fserrd_log("fault-stale", "sysfs", fs->dir, "ino", ino, "why", why, NULL);
+		return false;
+	}
+	*fs = fresh;
+	now = fserr_mounts_load(NULL);
+	if (now) {
+		mnt_unref_table(*tb);
+		*tb = now;
+	}
+	return true;
+}
+
 /* Read the state of every fserr filesystem and handle the new faults. */
 static void rescan(struct daemon *dm, const char *why)
 {
 	struct libmnt_table *tb = fserr_mounts_load(NULL);
 	struct scan s = { 0 };
 	size_t i, before = dm->d.state.nr_handled;
+	bool acted = false;
 	int err;
 
 	if (verbose)
@@ -509,10 +544,15 @@ static void rescan(struct daemon *dm, const char *why)
 	 */
 	if (!err)
 		fserr_state_keep_handled(&dm->d.state, in_scan, &s);
-	for (i = 0; i < s.nr; i++)
-		if (s.fs[i].fault &&
-		    !fserr_state_is_handled(&dm->d.state, s.fs[i].ino, s.fs[i].fault_count))
-			handle(dm, tb, &s.fs[i]);
+	for (i = 0; i < s.nr; i++) {
+		if (!s.fs[i].fault ||
+		    fserr_state_is_handled(&dm->d.state, s.fs[i].ino, s.fs[i].fault_count))
+			continue;
+		if (acted && !refresh(&s.fs[i], &tb))
+			continue;
+		handle(dm, tb, &s.fs[i]);
+		acted = true;
+	}
 	if (dm->d.state.nr_handled != before)
 		fserrd_save_state(&dm->d);
 	update_watches(dm, &s, tb);
