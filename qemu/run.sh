@@ -17,8 +17,10 @@
 # bench's cost benchmarks use it. Without
 # --interactive the guest runs unattended: its console goes to stdout (and
 # to --log), the host kills it after --timeout, and the exit status says
-# only whether the guest ended by itself (0) or timed out (124). QEMU's own
-# exit status says nothing about the tests: the caller parses the console.
+# only whether the guest ended by itself (0) or timed out (124); a guest
+# that times out gets its CPUs' registers and kernel symbols printed to
+# stderr first (qemu/where.py). QEMU's own exit status says nothing about
+# the tests: the caller parses the console.
 set -euo pipefail
 
 : "${GUEST_QEMU:?run through make (qemu/guest.mk describes the guest)}"
@@ -62,10 +64,21 @@ fi
 if $interactive; then
 	exec $GUEST_QEMU "${args[@]}"
 fi
+# A guest still running 3 s before the timeout is asked where its CPUs are
+# (qemu/where.py, through a QMP socket in a directory of its own), so that
+# one that froze without a word says at least where it spins or waits.
+qmpdir=$(mktemp -d)
+trap 'rm -rf "$qmpdir"' EXIT
+args+=(-qmp "unix:$qmpdir/qmp,server=on,wait=off")
+"$(dirname "$0")/where.py" $((timeout > 6 ? timeout - 3 : timeout / 2)) "$qmpdir/qmp" \
+	"$GUEST_KERNEL" &
+where=$!
 set +e
 timeout -k 5 "$timeout" $GUEST_QEMU "${args[@]}" </dev/null 2>&1 |
 	sed -u 's/\r$//' | tee "$log"
 status=${PIPESTATUS[0]}
+kill "$where" 2>/dev/null
+wait "$where" 2>/dev/null
 set -e
 if [ "$status" = 124 ]; then
 	echo "qemu/run.sh: the guest did not finish within ${timeout}s; the console ended with:" >&2

@@ -47,6 +47,9 @@ judge_console() { # NAME DIR STREAMS PLANTED QEMU-STATUS
 	fi
 	if ! grep -q '^@@FSERR-END' "$console"; then
 		result FAIL "$name: guest finished (status $status; console tail below)"
+		# (a guest that timed out: where its CPUs were, from qemu/where.py)
+		sed -n '/^qemu\/where\.py/,/^qemu\/run\.sh:/{/^qemu\/run\.sh:/!p}' \
+			"$dir/qemu.err" 2>/dev/null | sed 's/^/  | /'
 		cat "$dir/qemu.err" "$console" 2>/dev/null | tail -n 25 | sed 's/^/  | /'
 	elif ! grep -q '^Linux version' "$dir/dmesg"; then
 		result FAIL "$name: kernel log clean (the guest printed no kernel log)"
