@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "fserrd.h"
+#include "lib/journal.h"
 #include "lib/logline.h"
 #include "lib/uevent.h"
 
@@ -73,19 +74,50 @@ static void usage(FILE *to)
 "Exit status: 0 stopped by a signal, 1 failure, 2 bad usage, 3 bad policy.\n");
 }
 
+/*
+ * One event: to the journal with its fields when standard error is the
+ * journal (started by systemd) and fserrd has libsystemd, else (or if the
+ * journal refuses it) as a line on standard error.
+ */
 void fserrd_log(const char *what, ...)
 {
+	static int journal = -1;
 	char line[FSERR_LOGLINE_MAX], stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
-	va_list ap;
+	va_list ap, fields;
 
+	if (journal < 0)
+		journal = fserr_have_systemd() && fserr_journal_stream();
+	va_start(ap, what);
+	if (journal) {
+		va_copy(fields, ap);
+		fserr_logline_format(line, sizeof(line), NULL, what, ap);
+		va_end(ap);
+		if (!fserr_journal_send(what, line, fields)) {
+			va_end(fields);
+			return;
+		}
+		va_end(fields);
+		va_start(ap, what);
+	}
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	va_start(ap, what);
 	fserr_logline_format(line, sizeof(line), stamp, what, ap);
 	va_end(ap);
 	fprintf(stderr, "%s\n", line);
+}
+
+/* What systemd is told of fserrd's state (Type=notify), printf-style. */
+void fserrd_notify(const char *fmt, ...)
+{
+	char state[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(state, sizeof(state), fmt, ap);
+	va_end(ap);
+	fserr_notify(state);
 }
 
 void fserrd_pause_point(struct fserrd *d)
@@ -757,7 +789,8 @@ int main(int argc, char **argv)
 			verbose = true;
 			break;
 		case 'V':
-			printf("fserrd %s\n", FSERR_VERSION);
+			printf("fserrd %s %csystemd\n", FSERR_VERSION,
+			       fserr_have_systemd() ? '+' : '-');
 			return 0;
 		case 'P':
 			for (c = FSERR_STEP_UNMOUNT; c <= FSERR_STEP_MOUNT; c++)
@@ -861,6 +894,7 @@ int main(int argc, char **argv)
 
 	fserrd_resume(d);
 	rescan(&dm, "start");
+	fserrd_notify("READY=1\nSTATUS=watching %zu filesystems", dm.nr_watches);
 	while (!stop_signal) {
 		const char *why = NULL;
 		size_t i, n = 0;
@@ -872,14 +906,20 @@ int main(int argc, char **argv)
 		}
 		pfd = bigger;
 		if (reload) {
+			struct timespec t;
+
 			reload = 0;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			fserrd_notify("RELOADING=1\nMONOTONIC_USEC=%llu",
+				      (unsigned long long)t.tv_sec * 1000000 + t.tv_nsec / 1000);
 			if (load_config(&o, &d->cfg))
 				fserrd_log("reload-refused", "file", o.config,
 					   "why", "see the message above; the old policy stays", NULL);
 			else
 				log_config(&d->cfg, "reloaded");
-			why = "reload";
-			goto scan;
+			rescan(&dm, "reload");
+			fserrd_notify("READY=1\nSTATUS=watching %zu filesystems", dm.nr_watches);
+			continue;
 		}
 		pfd[n++] = (struct pollfd){ .fd = dm.uevent_fd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = dm.mountinfo_fd, .events = POLLPRI };
@@ -912,10 +952,10 @@ int main(int argc, char **argv)
 			if (verbose)
 				fserrd_log("wake", "channel", why, NULL);
 		}
-scan:
 		if (why)
 			rescan(&dm, why);
 	}
+	fserrd_notify("STOPPING=1");
 	fserrd_log("stop", "signal", stop_signal ? strsignal(stop_signal) : "none", NULL);
 	free(pfd);
 	fserr_config_free(&d->cfg);

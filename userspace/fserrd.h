@@ -55,8 +55,13 @@ void fserrd_pause_point(struct fserrd *d);
 /*
  * One structured log line on stderr: "TIME fserrd: WHAT key=value ...".
  * Values with spaces, quotes or control characters are quoted C-style.
+ * Started by systemd with libsystemd, a journal entry with fields instead
+ * (lib/journal.h).
  */
 void fserrd_log(const char *what, ...) __attribute__((sentinel));
+
+/* Tell systemd (sd_notify()) "READY=1", "STATUS=...": nothing without it. */
+void fserrd_notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Save the state file; a failure is logged and returned (-errno). */
 int fserrd_save_state(struct fserrd *d);

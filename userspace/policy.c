@@ -525,6 +525,7 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 	}
 	snprintf(cmd, sizeof(cmd), "%s %s %s %s", argv[0], argv[1], argv[2], argv[3]);
 	fserrd_log("fsck-start", "command", cmd, "device", primary->source, NULL);
+	fserrd_notify("STATUS=repairing %u:%u (%s): %s", MAJMIN(dev), primary->source, cmd);
 	err = run(argv, NULL, fd, d->cfg.fsck_timeout, &status, &timed_out);
 	if (hold < 0) {
 		/* e2fsck's claim is gone: fserrd's again, on the same device */
@@ -605,6 +606,9 @@ static void finish_repair(struct fserrd *d, dev_t dev, int failed, const char *h
 			   "mounted", d->state.fsck_failed ? "read-only" : "as-before",
 			   "fs_fault", num(buf, sizeof(buf), fresh.fault), NULL);
 	}
+	fserrd_notify("STATUS=watching; the last repair, of %s: %s", devno,
+		      failed || !live ? "failed" :
+		      d->state.fsck_failed ? "incomplete" : "repaired");
 	/* (also when only some mounts came back) */
 	if (live && d->state.fsck_failed && fresh.fault)
 		accept_fault(d, &fresh);
@@ -799,6 +803,7 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 	fserrd_pause_point(d);
 	fserrd_log("repair-start", "dev", devno, "device", f->source,
 		   "mountpoints", f->mountpoints, NULL);
+	fserrd_notify("STATUS=repairing %s (%s): unmounting", devno, f->source);
 
 	/* Flush, then unmount, the last mount first. */
 	fd = open(f->first_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

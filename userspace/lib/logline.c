@@ -91,7 +91,7 @@ size_t fserr_logline_format(char *buf, size_t size, const char *stamp,
 			buf[0] = '\0';
 		return 0;
 	}
-	if (puts_(&l, stamp) && puts_(&l, " fserrd: "))
+	if (!stamp || (puts_(&l, stamp) && puts_(&l, " fserrd: ")))
 		puts_(&l, what);
 	while (!l.full && (key = va_arg(ap, const char *))) {
 		val = va_arg(ap, const char *);

@@ -17,7 +17,8 @@
 
 /*
  * Format into @buf (@size bytes) from @ap, a NULL-terminated list of key,
- * value pairs (a NULL value is written as ""). Returns the length.
+ * value pairs (a NULL value is written as ""). Returns the length. A NULL
+ * @stamp leaves out "STAMP fserrd: " (the journal has its own).
  */
 size_t fserr_logline_format(char *buf, size_t size, const char *stamp,
 			    const char *what, va_list ap);

@@ -27,9 +27,10 @@ exec gcc "$@"
 CC
 chmod +x "$work/cc"
 export CC_LOG=$work/cc.log
-tests="uevent_test fsstate_test config_test state_test logline_test mountpoint_test fsck_test"
+tests="uevent_test fsstate_test config_test state_test logline_test mountpoint_test fsck_test
+	journal_test"
 
-tap_plan 13
+tap_plan 17
 build() { # O-DIR MAKE-ARGS...
 	local o=$1
 	shift
@@ -94,4 +95,26 @@ check "make install leaves an existing directory's mode alone" bash -c "
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
 check "by default the unit goes to systemd's unit directory (${unitdir:-/lib/systemd/system})" \
 	test -f "$root2${unitdir:-/lib/systemd/system}/fserrd.service"
+# libsystemd: used when found (SYSTEMD=auto), left out with SYSTEMD=no
+# (the unit is then Type=exec: nothing would say READY), required with
+# SYSTEMD=yes.
+if pkg-config --exists libsystemd; then
+	check "found, libsystemd is used: fserrd --version says +systemd, the unit is Type=notify" \
+		bash -c "'$work/o1/fserrd' --version | grep -q '+systemd\$' &&
+			 grep -qx Type=notify '$root/lib/systemd/system/fserrd.service'"
+else
+	skip "found, libsystemd is used" "libsystemd-dev is not installed here"
+fi
+check "SYSTEMD=no: no libsystemd in fserrd, --version says -systemd, the unit is Type=exec" bash -c "
+	make -s -C '$src' O='$work/o3' SYSTEMD=no all install DESTDIR='$work/root3' >/dev/null &&
+	! grep -q systemd <<<\"\$(ldd '$work/o3/fserrd')\" &&
+	'$work/o3/fserrd' --version | grep -q -- '-systemd\$' &&
+	grep -qx Type=exec '$work/root3/lib/systemd/system/fserrd.service'"
+# (a pkg-config that knows every package but libsystemd)
+printf '#!/bin/sh\ncase "$*" in *libsystemd*) exit 1 ;; esac\nexec pkg-config "$@"\n' >"$work/pc"
+chmod +x "$work/pc"
+check "SYSTEMD=yes without libsystemd: make stops and says what to install" bash -c "
+	! make -s -C '$src' O='$work/o4' SYSTEMD=yes PKG_CONFIG='$work/pc' all >'$work/o4.log' 2>&1 &&
+	grep -q 'install libsystemd-dev' '$work/o4.log' && [ ! -e '$work/o4/fserrd' ]"
+check "fserrctl never links libsystemd" bash -c "! ldd '$work/o1/fserrctl' | grep -q systemd"
 tap_done

@@ -41,9 +41,10 @@ fake_fs() { # FAMILY ID FAULT FAULT_COUNT
 # make check runs this beside two guests on two cores, and the exec checks
 # once missed 5 s there)
 wait_for() {
-	local i
+	local i c
 	for i in $(seq 200); do
-		[ "$(grep -c -E "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
+		c=$(grep -c -E "$2" "$1" 2>/dev/null)
+		[ "${c:-0}" -ge "${3:-1}" ] && return 0
 		sleep 0.1
 	done
 	echo "timed out waiting for '$2' in $1:"
@@ -67,7 +68,7 @@ stop() {
 	return $rc
 }
 
-tap_plan 33
+tap_plan 39
 : >"$work/conf"
 man=$(dirname "$0")/../man/fserrd.8
 check "--help and fserrd.8 name the same options" bash -c \
@@ -289,6 +290,77 @@ check "a fault cleared while another was acted on is not acted on ($(wc -l <"$wo
 	test "$(wc -l <"$work/acted")" = 1
 check "... and fserrd says why" grep -q \
 	' fault-stale sysfs=[^ ]*/snap[12] ino=[0-9]* why=cleared$' "$work/log13"
+
+# systemd, with a fserrd built with libsystemd: what it tells the service
+# manager (sd_notify: READY after the first scan, RELOADING and READY
+# again on SIGHUP, STOPPING), and its journal entries with fields, read
+# from sockets of the test's own (dgram-listen.py).
+listener=$(dirname "$0")/dgram-listen.py
+# has FILE FIELD=VALUE...: a line (one datagram) of FILE has every field
+has() {
+	local file=$1
+	shift
+	awk -F'\t' -v want="$*" '
+		BEGIN { n = split(want, w, " ") }
+		{ k = 0; for (i = 1; i <= NF; i++) for (j = 1; j <= n; j++) if ($i == w[j]) k++ }
+		k == n { found = 1 }
+		END { exit !found }' "$file"
+}
+if ! "$fserrd" --version | grep -q '+systemd$'; then
+	for t in "READY=1 after the first scan" "RELOADING=1, then READY=1, on SIGHUP" \
+		"STOPPING=1 at the end" "a fault is a journal entry with fields" \
+		"... and not a line on stderr as well"; do
+		skip "systemd: $t" "fserrd is built without libsystemd"
+	done
+else
+	python3 "$listener" "$work/notify.sock" "$work/notify.out" &
+	notify_pid=$!
+	wait_for "$work/notify.out.ready" . >/dev/null
+	: >"$work/notify.out"
+	NOTIFY_SOCKET=$work/notify.sock start "$work/log14"
+	check "systemd: READY=1 after the first scan" wait_for "$work/notify.out" \
+		'^READY=1	STATUS=watching [0-9]+ filesystems$'
+	kill -HUP "$daemon"
+	check "systemd: RELOADING=1, then READY=1, on SIGHUP" bash -c \
+		"$(declare -f wait_for); wait_for '$work/notify.out' '^READY=1	' 2 &&
+		 sed -n 2p '$work/notify.out' | grep -qE '^RELOADING=1	MONOTONIC_USEC=[0-9]+\$'"
+	stop
+	check "systemd: STOPPING=1 at the end" bash -c "tail -n 1 '$work/notify.out' | grep -qx STOPPING=1"
+	kill "$notify_pid"
+
+	# The journal: in a mount namespace with a tmpfs on /run, where the
+	# listener takes the journal's socket; standard error is "the journal"
+	# when $JOURNAL_STREAM names it, as systemd sets it.
+	mkdir -p "$work/sys-j/fat"
+	fake_fs fat sdj1 1 1
+	mv "$work/sys/fat/sdj1" "$work/sys-j/fat/"
+	printf 'default log\n' >"$work/conf-j"
+	if unshare -m true 2>/dev/null; then
+		unshare -m --propagation private -- bash -c '
+			mount -t tmpfs journal /run && mkdir -p /run/systemd/journal || exit 1
+			python3 "$3" /run/systemd/journal/socket "$1/journal.out" &
+			while [ ! -s "$1/journal.out.ready" ]; do sleep 0.05; done
+			exec 2>"$1/log15"
+			JOURNAL_STREAM=$(stat -c %d:%i "$1/log15") exec "$2" --sysfs "$1/sys-j" \
+				--state "$1/state-j" --config "$1/conf-j"' \
+			journal "$work" "$fserrd" "$listener" &
+		daemon=$!
+		check "systemd: a fault is a journal entry with fields" wait_for "$work/journal.out" \
+			'(^|	)FSERR_EVENT=fault(	|$)'
+		stop
+		kill "$(cat "$work/journal.out.ready")"
+		check "systemd: ... priority warning, its message ID, the fault's fields" has \
+			"$work/journal.out" "PRIORITY=4" "MESSAGE_ID=daa5799b20b1444cbf354762f3d587dd" \
+			"SYSLOG_IDENTIFIER=fserrd" "FSERR_DEV=4000:7" "FSERR_FAULT_COUNT=1" \
+			"FSERR_FIRST_ERROR=EUCLEAN" "FSERR_SYSFS=$work/sys-j/fat/sdj1" "FSERR_POLICY=log"
+		check "systemd: ... and not a line on stderr as well" bash -c \
+			"[ -e '$work/log15' ] && ! grep -q ' fault ' '$work/log15'"
+	else
+		skip "systemd: a fault is a journal entry with fields" "no unshare -m here"
+		skip "systemd: ... priority warning, its message ID, the fault's fields" "no unshare -m"
+		skip "systemd: ... and not a line on stderr as well" "no unshare -m here"
+	fi
+fi
 
 # a damaged state file is moved aside and reported, not trusted
 printf 'fserrd-state 1\nhandled banana\n' >"$work/state"
