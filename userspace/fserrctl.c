@@ -10,6 +10,7 @@
 #include <linux/netlink.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <libsmartcols/libsmartcols.h>
 
 #include "lib/fsstate.h"
 #include "lib/uevent.h"
@@ -61,28 +64,155 @@ static void format_time(long long t, char *buf, size_t size)
 		strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* JSON string with the characters that need it escaped. */
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
+/*
+ * The columns of "status": the table's, then --json's, whose names are its
+ * keys (libsmartcols writes them in lower case).
+ */
+enum { C_MOUNTS, C_TYPE, C_DEVICE, C_DEV, C_FAULT, C_ERRORS, C_FIRST, C_FIRST_ERRNO,
+       C_LAST, C_LAST_ERRNO, NR_TABLE_COLUMNS };
+enum { J_MOUNTS, J_TYPE, J_DEVICE, J_DEV, J_SYSFS, J_FAULT, J_ERRORS, J_FAULTS,
+       J_FIRST_TIME, J_LAST_TIME, J_FIRST_ERRNO, J_LAST_ERRNO, J_SUPPRESSED,
+       NR_JSON_COLUMNS };
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
+static const struct column {
+	const char *name;
+	int flags;
+	int json_type;
+} table_columns[NR_TABLE_COLUMNS] = {
+	[C_MOUNTS] = { "MOUNTPOINTS", 0, 0 },
+	[C_TYPE] = { "TYPE", 0, 0 },
+	[C_DEVICE] = { "DEVICE", 0, 0 },
+	[C_DEV] = { "DEV", 0, 0 },
+	[C_FAULT] = { "FAULT", SCOLS_FL_RIGHT, 0 },
+	[C_ERRORS] = { "ERRORS", SCOLS_FL_RIGHT, 0 },
+	[C_FIRST] = { "FIRST", 0, 0 },
+	[C_FIRST_ERRNO] = { "ERRNO", 0, 0 },
+	[C_LAST] = { "LAST", 0, 0 },
+	[C_LAST_ERRNO] = { "ERRNO", 0, 0 },
+}, json_columns[NR_JSON_COLUMNS] = {
+	[J_MOUNTS] = { "mountpoints", SCOLS_FL_WRAP, SCOLS_JSON_ARRAY_STRING },
+	[J_TYPE] = { "type", 0, SCOLS_JSON_STRING },
+	[J_DEVICE] = { "device", 0, SCOLS_JSON_STRING },
+	[J_DEV] = { "dev", 0, SCOLS_JSON_STRING },
+	[J_SYSFS] = { "sysfs", 0, SCOLS_JSON_STRING },
+	[J_FAULT] = { "fs_fault", 0, SCOLS_JSON_NUMBER },
+	[J_ERRORS] = { "error_count", 0, SCOLS_JSON_NUMBER },
+	[J_FAULTS] = { "fault_count", 0, SCOLS_JSON_NUMBER },
+	[J_FIRST_TIME] = { "first_error_time", 0, SCOLS_JSON_NUMBER },
+	[J_LAST_TIME] = { "last_error_time", 0, SCOLS_JSON_NUMBER },
+	[J_FIRST_ERRNO] = { "first_errno", 0, SCOLS_JSON_NUMBER },
+	[J_LAST_ERRNO] = { "last_errno", 0, SCOLS_JSON_NUMBER },
+	[J_SUPPRESSED] = { "uevents_suppressed", 0, SCOLS_JSON_NUMBER },
+};
 
 struct status_ctx {
 	struct libmnt_table *tb;
+	struct libscols_table *out;
 	bool json;
 	int count;
+	int failed;	/* -errno of the first cell that could not be set */
 };
+
+static void set(struct status_ctx *ctx, struct libscols_line *ln, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void set(struct status_ctx *ctx, struct libscols_line *ln, int col, const char *fmt, ...)
+{
+	char *data;
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = vasprintf(&data, fmt, ap);
+	va_end(ap);
+	if (err < 0) {
+		ctx->failed = -ENOMEM;
+		return;
+	}
+	/* (the line owns the string from here) */
+	err = scols_line_refer_data(ln, col, data);
+	if (err) {
+		free(data);
+		if (!ctx->failed)
+			ctx->failed = err;
+	}
+}
+
+/*
+ * --json's mount points: the cell holds every path with '\' and newline
+ * escaped (\\, \n), one per line; libsmartcols asks next_mountpoint()
+ * for each element of the JSON array, which ends it at its newline and
+ * gives it back its own characters, so that a path with a newline stays
+ * one element. next_mountpoint() works in place: it is given the cell's
+ * copy, and its result is never longer.
+ */
+static char *next_mountpoint(const struct libscols_column *cl, char *data, void *userdata)
+{
+	char *r = data, *w = data;
+
+	(void)cl, (void)userdata;
+	if (!data)
+		return NULL;
+	for (; *r && *r != '\n'; r++) {
+		if (*r == '\\' && r[1]) {
+			r++;
+			*w++ = *r == 'n' ? '\n' : *r;
+		} else {
+			*w++ = *r;
+		}
+	}
+	if (!*r) {
+		*w = '\0';
+		return NULL;
+	}
+	*w = '\0';
+	return r + 1;
+}
+
+static size_t mountpoint_chunksize(const struct libscols_column *cl, const char *data,
+				   void *userdata)
+{
+	(void)cl, (void)userdata;
+	return data ? strlen(data) : 0;
+}
+
+/* The mount points of @dev, for next_mountpoint() (--json's array). */
+static void set_mountpoint_lines(struct status_ctx *ctx, struct libscols_line *ln, int col,
+				 dev_t dev)
+{
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *m;
+	char *all = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&all, &size);
+	int n = 0;
+
+	while (f && it && mnt_table_next_fs(ctx->tb, it, &m) == 0) {
+		if (mnt_fs_get_devno(m) != dev || !mnt_fs_get_target(m))
+			continue;
+		const char *p;
+
+		if (n++)
+			fputc('\n', f);
+		for (p = mnt_fs_get_target(m); *p; p++) {
+			if (*p == '\\' || *p == '\n')
+				fputc('\\', f);
+			fputc(*p == '\n' ? 'n' : *p, f);
+		}
+	}
+	if (it)
+		mnt_free_iter(it);
+	if (!f || fclose(f)) {
+		ctx->failed = -ENOMEM;
+		return;
+	}
+	/* (none: libsmartcols writes [null], as lsblk does for an unmounted device) */
+	if (!n || scols_line_refer_data(ln, col, all)) {
+		free(all);
+		if (n)
+			ctx->failed = -ENOMEM;
+	}
+}
 
 static int status_one(const struct fserr_fs *fs, void *data)
 {
@@ -90,53 +220,70 @@ static int status_one(const struct fserr_fs *fs, void *data)
 	struct libmnt_fs *m = fserr_mounts_first(ctx->tb, fs->dev);
 	const char *type = m && mnt_fs_get_fstype(m) ? mnt_fs_get_fstype(m) : fs->family;
 	const char *source = m && mnt_fs_get_source(m) ? mnt_fs_get_source(m) : fs->id;
-	char mounts[4096], first[32], last[32], devno[32];
+	struct libscols_line *ln = scols_table_new_line(ctx->out, NULL);
+	char mounts[4096], first[32], last[32];
 
-	fserr_mounts_of(ctx->tb, fs->dev, ",", mounts, sizeof(mounts));
-	format_time(fs->first_error_time, first, sizeof(first));
-	format_time(fs->last_error_time, last, sizeof(last));
-	snprintf(devno, sizeof(devno), "%u:%u", major(fs->dev), minor(fs->dev));
+	if (!ln) {
+		ctx->failed = -ENOMEM;
+		return -1;
+	}
 	if (ctx->json) {
-		struct libmnt_iter *it;
-		struct libmnt_fs *mm;
-		int n = 0;
-
-		printf("%s\n  {\"mountpoints\": [", ctx->count ? "," : "");
-		/* each mount point as it is: JSON escapes what needs it */
-		it = mnt_new_iter(MNT_ITER_FORWARD);
-		while (it && mnt_table_next_fs(ctx->tb, it, &mm) == 0) {
-			if (mnt_fs_get_devno(mm) != fs->dev || !mnt_fs_get_target(mm))
-				continue;
-			printf("%s", n++ ? "," : "");
-			json_string(mnt_fs_get_target(mm));
-		}
-		if (it)
-			mnt_free_iter(it);
-		printf("], \"type\": ");
-		json_string(type);
-		printf(", \"device\": ");
-		json_string(source);
-		printf(", \"dev\": \"%s\", \"sysfs\": ", devno);
-		json_string(fs->dir);
-		printf(", \"fs_fault\": %d, \"error_count\": %llu, \"fault_count\": %llu, "
-		       "\"first_error_time\": %lld, \"last_error_time\": %lld, "
-		       "\"first_errno\": %d, \"last_errno\": %d, "
-		       "\"uevents_suppressed\": %llu}",
-		       fs->fault, fs->error_count, fs->fault_count, fs->first_error_time,
-		       fs->last_error_time, fs->first_errno, fs->last_errno,
-		       fs->uevents_suppressed);
+		set_mountpoint_lines(ctx, ln, J_MOUNTS, fs->dev);
+		set(ctx, ln, J_TYPE, "%s", type);
+		set(ctx, ln, J_DEVICE, "%s", source);
+		set(ctx, ln, J_DEV, "%u:%u", major(fs->dev), minor(fs->dev));
+		set(ctx, ln, J_SYSFS, "%s", fs->dir);
+		set(ctx, ln, J_FAULT, "%d", fs->fault);
+		set(ctx, ln, J_ERRORS, "%llu", fs->error_count);
+		set(ctx, ln, J_FAULTS, "%llu", fs->fault_count);
+		set(ctx, ln, J_FIRST_TIME, "%lld", fs->first_error_time);
+		set(ctx, ln, J_LAST_TIME, "%lld", fs->last_error_time);
+		set(ctx, ln, J_FIRST_ERRNO, "%d", fs->first_errno);
+		set(ctx, ln, J_LAST_ERRNO, "%d", fs->last_errno);
+		set(ctx, ln, J_SUPPRESSED, "%llu", fs->uevents_suppressed);
 	} else {
-		if (!ctx->count)
-			printf("%-20s %-6s %-16s %-8s %5s %8s %-20s %-8s %-20s %s\n",
-			       "MOUNTPOINTS", "TYPE", "DEVICE", "DEV", "FAULT",
-			       "ERRORS", "FIRST", "ERRNO", "LAST", "ERRNO");
-		printf("%-20s %-6s %-16s %-8s %5d %8llu %-20s %-8s %-20s %s\n",
-		       *mounts ? mounts : "(not mounted here)", type, source, devno,
-		       fs->fault, fs->error_count, first, fserr_errno_name(fs->first_errno),
-		       last, fserr_errno_name(fs->last_errno));
+		fserr_mounts_of(ctx->tb, fs->dev, ",", mounts, sizeof(mounts));
+		format_time(fs->first_error_time, first, sizeof(first));
+		format_time(fs->last_error_time, last, sizeof(last));
+		set(ctx, ln, C_MOUNTS, "%s", *mounts ? mounts : "(not mounted here)");
+		set(ctx, ln, C_TYPE, "%s", type);
+		set(ctx, ln, C_DEVICE, "%s", source);
+		set(ctx, ln, C_DEV, "%u:%u", major(fs->dev), minor(fs->dev));
+		set(ctx, ln, C_FAULT, "%d", fs->fault);
+		set(ctx, ln, C_ERRORS, "%llu", fs->error_count);
+		set(ctx, ln, C_FIRST, "%s", first);
+		set(ctx, ln, C_FIRST_ERRNO, "%s", fserr_errno_name(fs->first_errno));
+		set(ctx, ln, C_LAST, "%s", last);
+		set(ctx, ln, C_LAST_ERRNO, "%s", fserr_errno_name(fs->last_errno));
 	}
 	ctx->count++;
-	return 0;
+	return ctx->failed ? -1 : 0;
+}
+
+/* The table (or JSON document) of "status", with its columns. */
+static struct libscols_table *status_table(bool json)
+{
+	const struct column *cols = json ? json_columns : table_columns;
+	size_t i, n = json ? NR_JSON_COLUMNS : NR_TABLE_COLUMNS;
+	struct libscols_table *tb = scols_new_table();
+	struct libscols_column *cl;
+
+	if (!tb)
+		return NULL;
+	if (json) {
+		scols_table_enable_json(tb, 1);
+		scols_table_set_name(tb, "filesystems");
+	}
+	for (i = 0; i < n; i++) {
+		cl = scols_table_new_column(tb, cols[i].name, 0, cols[i].flags);
+		if (!cl || (json && scols_column_set_json_type(cl, cols[i].json_type)) ||
+		    (json && i == J_MOUNTS &&
+		     scols_column_set_wrapfunc(cl, mountpoint_chunksize, next_mountpoint, NULL))) {
+			scols_unref_table(tb);
+			return NULL;
+		}
+	}
+	return tb;
 }
 
 static int cmd_status(int argc, char **argv)
@@ -156,14 +303,24 @@ static int cmd_status(int argc, char **argv)
 			mountinfo ? mountinfo : "/proc/self/mountinfo");
 		return EXIT_FAILURE;
 	}
-	if (ctx.json)
-		printf("[");
+	ctx.out = status_table(ctx.json);
+	if (!ctx.out) {
+		mnt_unref_table(ctx.tb);
+		fprintf(stderr, "fserrctl: out of memory\n");
+		return EXIT_FAILURE;
+	}
 	err = fserr_fs_scan(sysfs_fs, status_one, &ctx);
-	if (ctx.json)
-		printf("%s]\n", ctx.count ? "\n" : "");
-	else if (!ctx.count && !err)
-		printf("no filesystem with fserr state under %s\n", sysfs_fs);
 	mnt_unref_table(ctx.tb);
+	if (ctx.failed) {
+		scols_unref_table(ctx.out);
+		fprintf(stderr, "fserrctl: cannot make the table: %s\n", strerror(-ctx.failed));
+		return EXIT_FAILURE;
+	}
+	if (ctx.count || ctx.json)
+		scols_print_table(ctx.out);
+	else if (!err)
+		printf("no filesystem with fserr state under %s\n", sysfs_fs);
+	scols_unref_table(ctx.out);
 	if (err) {
 		fprintf(stderr, "fserrctl: %s: not every fserr directory could be read (%s)%s\n",
 			sysfs_fs, strerror(-err), ctx.count ? "; the list above is incomplete" : "");

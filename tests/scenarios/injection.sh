@@ -61,8 +61,10 @@ guest() {
 	fserrctl status >/tmp/status
 	t "fserrctl status: a header and one row per filesystem" expect_eq 3 "$(wc -l </tmp/status)"
 	fserrctl status --json >/tmp/json
+	# (libsmartcols spreads the document over lines: compare without them)
+	tr -d '\n' </tmp/json | sed 's/  *//g' >/tmp/json.flat
 	t "fserrctl status --json: the real path, JSON-escaped" \
-		grep -q -F '"mountpoints": ["/tmp/inj\u000a/mnt2"]' /tmp/json
+		grep -q -F '"mountpoints":["/tmp/inj\n/mnt2"]' /tmp/json.flat
 	fserrd_stop
 	umount "$fat_mnt"
 	umount "$ext2_mnt"

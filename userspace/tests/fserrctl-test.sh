@@ -34,7 +34,7 @@ cat >"$work/mountinfo" <<'MI'
 MI
 ctl() { "$fserrctl" --sysfs "$work/sys" --mountinfo "$work/mountinfo" "$@"; }
 
-tap_plan 13
+tap_plan 15
 
 check "status lists the faulted FAT volume with both mount points" \
 	bash -c "$(declare -f ctl); fserrctl='$fserrctl' work='$work'; ctl status | grep -E '^/media/sd,/home/u/my photos +vfat +/dev/mmcblk0p1 +179:1 +1 +12 '"
@@ -43,11 +43,27 @@ check "status shows an fserr filesystem that is not mounted here" \
 check "status --json is valid JSON with the state" \
 	bash -c "$(declare -f ctl); fserrctl='$fserrctl' work='$work'; ctl status --json | python3 -c '
 import json, sys
-d = {e[\"dev\"]: e for e in json.load(sys.stdin)}
+d = {e[\"dev\"]: e for e in json.load(sys.stdin)[\"filesystems\"]}
 assert d[\"179:1\"][\"mountpoints\"] == [\"/media/sd\", \"/home/u/my photos\"], d
 assert d[\"179:1\"][\"fs_fault\"] == 1 and d[\"179:1\"][\"error_count\"] == 12
-assert d[\"179:2\"][\"mountpoints\"] == [] and d[\"179:2\"][\"type\"] == \"ext2\"
+assert d[\"179:2\"][\"mountpoints\"] == [None] and d[\"179:2\"][\"type\"] == \"ext2\"
 '"
+# Any path, any label: a mount point with a newline, a backslash, a quote
+# and a comma is one element of the JSON array, exactly; a source with a
+# control character is valid JSON, and the table escapes it.
+cp "$work/mountinfo" "$work/mountinfo-odd"
+cat >>"$work/mountinfo-odd" <<'MI'
+32 21 179:1 /x /tmp/a\012b\134c"d,e rw - vfat /dev/odd\011source rw
+MI
+check "status --json: a mount point with a newline, a backslash, a quote and a comma is one element" \
+	bash -c "'$fserrctl' --sysfs '$work/sys' --mountinfo '$work/mountinfo-odd' status --json | python3 -c '
+import json, sys
+d = {e[\"dev\"]: e for e in json.load(sys.stdin)[\"filesystems\"]}
+want = [\"/media/sd\", \"/home/u/my photos\", \"/tmp/a\\nb\\\\c\\\"d,e\"]
+assert d[\"179:1\"][\"mountpoints\"] == want, d[\"179:1\"][\"mountpoints\"]
+'"
+check "status: the table shows it on one line, escaped" bash -c \
+	"[ \$('$fserrctl' --sysfs '$work/sys' --mountinfo '$work/mountinfo-odd' status | wc -l) = 3 ]"
 check "clear by mount point writes 0" bash -c \
 	"$(declare -f ctl); fserrctl='$fserrctl' work='$work'; ctl clear /media/sd && [ \"\$(cat '$work/sys/fat/mmcblk0p1/fs_fault')\" = 0 ]"
 echo 1 >"$work/sys/fat/mmcblk0p1/fs_fault"
