@@ -187,8 +187,8 @@ static void set_mountpoint_lines(struct status_ctx *ctx, struct libscols_line *l
 	FILE *f = open_memstream(&all, &size);
 	int n = 0;
 
-	while (f && it && mnt_table_next_fs(ctx->tb, it, &m) == 0) {
-		if (mnt_fs_get_devno(m) != dev || !mnt_fs_get_target(m))
+	while (f && it && fserr_mounts_next(ctx->tb, it, dev, &m) == 0) {
+		if (!mnt_fs_get_target(m))
 			continue;
 		const char *p;
 

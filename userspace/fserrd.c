@@ -308,9 +308,7 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 	/* Two walks: each list escapes its own separator. */
 	fserr_mounts_of(tb, f->fs.dev, "\n", f->mountpoints_nl, sizeof(f->mountpoints_nl));
 	fserr_mounts_of(tb, f->fs.dev, ",", f->mountpoints, sizeof(f->mountpoints));
-	while (mnt_table_next_fs(tb, it, &m) == 0) {
-		if (mnt_fs_get_devno(m) != f->fs.dev)
-			continue;
+	while (fserr_mounts_next(tb, it, f->fs.dev, &m) == 0) {
 		if (!first)
 			first = m;
 		if (!*f->first_mount && mnt_fs_get_root(m) && !strcmp(mnt_fs_get_root(m), "/") &&
@@ -342,8 +340,8 @@ static const struct fserr_action *choose(const struct fserr_config *cfg,
 	size_t n = 0, cap = 0;
 	struct libmnt_fs *m;
 
-	while (it && mnt_table_next_fs(tb, it, &m) == 0) {
-		if (mnt_fs_get_devno(m) != f->fs.dev || !mnt_fs_get_target(m))
+	while (it && fserr_mounts_next(tb, it, f->fs.dev, &m) == 0) {
+		if (!mnt_fs_get_target(m))
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 8;

@@ -702,12 +702,10 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 		return FSERRD_REPAIR_NO_TABLE;
 	}
 	fserr_state_end_repair(&d->state);
-	while (mnt_table_next_fs(tb, it, &m) == 0) {
+	while (fserr_mounts_next(tb, it, dev, &m) == 0) {
 		char *options;
 		int ret;
 
-		if (mnt_fs_get_devno(m) != dev)
-			continue;
 		/*
 		 * Mounting back at a path someone else may change would let
 		 * her choose where root mounts the medium: no repair then.

@@ -263,18 +263,18 @@ struct libmnt_table *fserr_mounts_load(const char *path)
 
 struct libmnt_fs *fserr_mounts_first(struct libmnt_table *tb, dev_t dev)
 {
-	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
-	struct libmnt_fs *fs = NULL;
+	return mnt_table_find_devno(tb, dev, MNT_ITER_FORWARD);
+}
 
-	if (!it)
-		return NULL;
-	while (mnt_table_next_fs(tb, it, &fs) == 0)
-		if (mnt_fs_get_devno(fs) == dev)
-			break;
-	if (fs && mnt_fs_get_devno(fs) != dev)
-		fs = NULL;
-	mnt_free_iter(it);
-	return fs;
+static int same_devno(struct libmnt_fs *fs, void *dev)
+{
+	return mnt_fs_get_devno(fs) == *(dev_t *)dev;
+}
+
+int fserr_mounts_next(struct libmnt_table *tb, struct libmnt_iter *it, dev_t dev,
+		      struct libmnt_fs **fs)
+{
+	return mnt_table_find_next_fs(tb, it, same_devno, &dev, fs) ? 1 : 0;
 }
 
 /* Append @s to @buf, escaped as fserr_mounts_of() says; false if it did not fit. */
@@ -308,11 +308,11 @@ int fserr_mounts_of(struct libmnt_table *tb, dev_t dev, const char *sep,
 		buf[0] = '\0';
 	if (!it)
 		return 0;
-	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+	while (fserr_mounts_next(tb, it, dev, &fs) == 0) {
 		const char *target = mnt_fs_get_target(fs);
 		int n;
 
-		if (mnt_fs_get_devno(fs) != dev || !target)
+		if (!target)
 			continue;
 		before = used;
 		n = count ? snprintf(buf + used, size - used, "%s", sep) : 0;
