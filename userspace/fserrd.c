@@ -359,7 +359,9 @@ static const struct fserr_action *choose(const struct fserr_config *cfg,
 	return a;
 }
 
-static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fserr_fs *fs)
+/* Handle a new fault; the policy it got (FSERR_LOG when nothing was done). */
+static enum fserr_policy handle(struct daemon *dm, struct libmnt_table *tb,
+				const struct fserr_fs *fs)
 {
 	struct fserrd *d = &dm->d;
 	const struct fserr_action *a;
@@ -387,7 +389,7 @@ static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fser
 	if (fserr_state_set_handled(&d->state, fs->ino, fs->fault_count)) {
 		/* Not remembered, so not acted on: the next scan tries again. */
 		fserrd_log("fault-deferred", "dev", devno, "ino", ino, "why", "out of memory", NULL);
-		return;
+		return FSERR_LOG;
 	}
 	fserrd_prepare(d, a, &f);
 	/*
@@ -406,6 +408,7 @@ static void handle(struct daemon *dm, struct libmnt_table *tb, const struct fser
 		   "first_error_time", when, "error_count", errors, "fault_count", faults,
 		   "sysfs", fs->dir, "ino", ino, "policy", fserr_policy_name(a->policy), NULL);
 	fserrd_act(d, a, &f);
+	return a->policy;
 }
 
 static struct watch *find_watch(struct daemon *dm, ino_t ino)
@@ -527,9 +530,13 @@ static bool refresh(struct fserr_fs *fs, struct libmnt_table **tb)
 	struct fserr_fs fresh;
 	const char *why = NULL;
 	char ino[32];
+	int err;
 
-	if (fserr_fs_read(fs->dir, &fresh))
+	err = fserr_fs_read(fs->dir, &fresh);
+	if (err == -ENOENT)
 		why = "its directory is gone";
+	else if (err)
+		return true;	/* unreadable now: act on what the scan read */
 	else if (fresh.ino != fs->ino)
 		why = "it was mounted again";
 	else if (!fresh.fault)
@@ -580,8 +587,8 @@ static void rescan(struct daemon *dm, const char *why)
 			continue;
 		if (acted && !refresh(&s.fs[i], &tb))
 			continue;
-		handle(dm, tb, &s.fs[i]);
-		acted = true;
+		if (handle(dm, tb, &s.fs[i]) != FSERR_LOG)
+			acted = true;
 	}
 	if (dm->d.state.nr_handled != before)
 		fserrd_save_state(&dm->d);
@@ -915,8 +922,9 @@ int main(int argc, char **argv)
 					   "why", "see the message above; the old policy stays", NULL);
 			else
 				log_config(&d->cfg, "reloaded");
-			rescan(&dm, "reload");
+			/* (reloaded: the scan after it may repair for minutes) */
 			fserrd_notify("READY=1\nSTATUS=watching %zu filesystems", dm.nr_watches);
+			rescan(&dm, "reload");
 			continue;
 		}
 		pfd[n++] = (struct pollfd){ .fd = dm.uevent_fd, .events = POLLIN };

@@ -75,7 +75,8 @@ static int run(char *const argv[], char *const env[], int keep_fd,
 	for (i = 0; i < n_add; i++)
 		envp[i] = env[i];
 	for (i = 0; i < n_env; i++)
-		if (strncmp(environ[i], "FSERR_", 6))	/* ours, not inherited ones */
+		/* FSERR_*: ours, not inherited ones; systemd's socket is fserrd's */
+		if (strncmp(environ[i], "FSERR_", 6) && strncmp(environ[i], "NOTIFY_SOCKET=", 14))
 			envp[n_add++] = environ[i];
 
 	sigemptyset(&none);
@@ -264,12 +265,28 @@ static int hold_device(const char *source, dev_t dev, char *why, size_t size)
 	return fd;
 }
 
+static bool live_superblock(struct fserrd *d, dev_t dev, struct fserr_fs *out);
+
+/*
+ * Ask systemd for @secs more to start or stop (EXTEND_TIMEOUT_USEC): a
+ * repair that runs while fserrd starts (the first scan comes before
+ * READY=1) or stops (SIGTERM waits for the repair) may take longer than
+ * the unit's timeouts. With no limit (fsck-timeout 0), a day at a time.
+ */
+static void extend_timeout(unsigned int secs)
+{
+	fserrd_notify("EXTEND_TIMEOUT_USEC=%llu",
+		      (unsigned long long)(secs ? secs + 60 : 86400) * 1000000);
+}
+
 /*
  * hold_device() for a repair that resumes at fsck. The fsck of the fserrd
  * that was killed may still run: it holds the device exclusively (fsck.fat
  * through the descriptor fserrd gave it, e2fsck by itself), and a second
  * fsck on the same device at the same time would undo its work. Wait for
- * that claim to go, for up to fsck-timeout (forever with 0), then take it.
+ * that claim to go, for up to fsck-timeout (forever with 0), then take it;
+ * give up at once if the filesystem is mounted meanwhile (it is not an
+ * fsck that holds it then).
  */
 static int hold_device_after(struct fserrd *d, const char *source, dev_t dev,
 			     char *why, size_t size)
@@ -282,11 +299,15 @@ static int hold_device_after(struct fserrd *d, const char *source, dev_t dev,
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		fd = hold_device(source, dev, why, size);
-		if (fd != -EBUSY)
+		if (fd != -EBUSY || live_superblock(d, dev, NULL))
 			break;
-		if (!said)
+		if (!said) {
 			fserrd_log("fsck-wait", "device", source, "why",
 				   "claimed by another program (the fsck of the fserrd before?)", NULL);
+			fserrd_notify("STATUS=repairing %u:%u: waiting for the fsck that holds it",
+				      MAJMIN(dev));
+			extend_timeout(d->cfg.fsck_timeout);
+		}
 		said = true;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (d->cfg.fsck_timeout &&
@@ -451,6 +472,7 @@ static bool verify_fsck_fat(struct fserrd *d, const char *program, int hold)
 
 	snprintf(cmd, sizeof(cmd), "%s -n /proc/self/fd/3", program);
 	/* (the claim goes with it, as with the repair's fsck.fat) */
+	extend_timeout(d->cfg.fsck_timeout);
 	err = run(argv, NULL, hold, d->cfg.fsck_timeout, &status, &timed_out);
 	if (err) {
 		fserrd_log("fsck-verify", "command", cmd, "error", strerror(-err),
@@ -476,7 +498,7 @@ static bool verify_fsck_fat(struct fserrd *d, const char *program, int hold)
  * device without the claim, and the hold is taken again when it ends. The
  * hold is kept (d->held_fd) until the mount back (release_hold()).
  */
-static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
+static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary, bool resumed)
 {
 	char *argv[5], how[64], cmd[PATH_MAX + 64], program[64], why[PATH_MAX + 128];
 	dev_t dev = makedev(d->state.major, d->state.minor);
@@ -498,8 +520,10 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 		goto failed;
 	}
 	argv[0] = program;
+	/* (only a resumed repair can find an fsck of its own still running) */
 	if (hold < 0)
-		hold = hold_device_after(d, primary->source, dev, why, sizeof(why));
+		hold = resumed ? hold_device_after(d, primary->source, dev, why, sizeof(why)) :
+				 hold_device(primary->source, dev, why, sizeof(why));
 	if (hold < 0) {
 		fserrd_log("fsck-refused", "device", primary->source, "why", why, NULL);
 		goto failed;
@@ -525,7 +549,8 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary)
 	}
 	snprintf(cmd, sizeof(cmd), "%s %s %s %s", argv[0], argv[1], argv[2], argv[3]);
 	fserrd_log("fsck-start", "command", cmd, "device", primary->source, NULL);
-	fserrd_notify("STATUS=repairing %u:%u (%s): %s", MAJMIN(dev), primary->source, cmd);
+	fserrd_notify("STATUS=repairing %u:%u: %s running", MAJMIN(dev), argv[0]);
+	extend_timeout(d->cfg.fsck_timeout);
 	err = run(argv, NULL, fd, d->cfg.fsck_timeout, &status, &timed_out);
 	if (hold < 0) {
 		/* e2fsck's claim is gone: fserrd's again, on the same device */
@@ -801,7 +826,7 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 	fserrd_pause_point(d);
 	fserrd_log("repair-start", "dev", devno, "device", f->source,
 		   "mountpoints", f->mountpoints, NULL);
-	fserrd_notify("STATUS=repairing %s (%s): unmounting", devno, f->source);
+	fserrd_notify("STATUS=repairing %s: unmounting", devno);
 
 	/* Flush, then unmount, the last mount first. */
 	fd = open(f->first_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -836,7 +861,7 @@ static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
 	fserr_state_add_repair(&d->state, MAJMIN(dev), now);
 	fserrd_save_state(d);
 	fserrd_pause_point(d);
-	check_fs(d, saved_primary(&d->state));
+	check_fs(d, saved_primary(&d->state), false);
 
 	d->state.step = FSERR_STEP_MOUNT;
 	fserrd_save_state(d);
@@ -914,7 +939,7 @@ void fserrd_resume(struct fserrd *d)
 			fserr_state_add_repair(st, st->major, st->minor, time(NULL));
 		st->step = FSERR_STEP_FSCK;
 		fserrd_save_state(d);
-		check_fs(d, primary);
+		check_fs(d, primary, true);
 		st->step = FSERR_STEP_MOUNT;
 		fserrd_save_state(d);
 	}

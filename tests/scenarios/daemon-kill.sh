@@ -6,7 +6,7 @@
 # 1. Pause points (deterministic, one round per step): --pause-before stops
 #    fserrd right after the state file records the step (unmount, fsck,
 #    mount); it is killed there. Then fserrd is killed while its fsck.fat
-#    runs (slowed by a wrapper), and the next one must wait for that orphan.
+#    runs (held by a wrapper), and the next one must wait for that orphan.
 # 2. Random kills: moments fserrd does not choose. Trial SEED (a seeded
 #    PRNG, tests/guest/fserrd_kill.c) damages a fresh file with one of three
 #    FAT corruptions and reads it; then fserrd_kill sends SIGKILL after a
@@ -87,20 +87,24 @@ kill_round() {
 	fserrd_stop
 }
 
-# orphan_round VICTIM: fserrd killed alone while its fsck.fat runs (the
-# fsck.fat goes on, an orphan, as after kill -9 of the daemon). The next
-# fserrd must wait for it before its own fsck: two fsck.fat on one device
-# at once undo each other's work (a random trial saw the second one find
-# the clusters the first had just reclaimed, and the volume came back
-# read-only). fsck.fat behind a wrapper that notes when it starts and
-# ends, and waits 2 s first.
+# orphan_round VICTIM UNTOUCHED: fserrd killed alone while its fsck.fat
+# runs (the fsck.fat goes on, an orphan, as after kill -9 of the daemon).
+# The next fserrd must wait for it before its own fsck: two fsck.fat on
+# one device at once undo each other's work (a random trial saw the
+# second one find the clusters the first had just reclaimed, and the
+# volume came back read-only). fsck.fat behind a wrapper that notes when
+# it starts and ends; the first run waits on a FIFO until the test lets
+# it go, after the next fserrd said it waits (or did not, in time).
 orphan_round() {
 	dk_progress
 	cp /sbin/fsck.fat /tmp/fsck.fat.real
 	cat >/tmp/trace-fsck <<'WRAPPER'
 #!/bin/sh
 echo "start $$" >>/tmp/fsck.trace
-sleep 2
+if [ -e /tmp/fsck.hold ]; then
+	rm /tmp/fsck.hold
+	read _go </tmp/fsck.go
+fi
 /tmp/fsck.fat.real "$@"
 _rc=$?
 echo "end $$" >>/tmp/fsck.trace
@@ -108,6 +112,9 @@ exit $_rc
 WRAPPER
 	chmod +x /tmp/trace-fsck
 	: >/tmp/fsck.trace
+	rm -f /tmp/fsck.go
+	mkfifo /tmp/fsck.go
+	: >/tmp/fsck.hold
 	mount --bind /tmp/trace-fsck /sbin/fsck.fat
 	# (a victim the kernel has not cached: written before a fresh mount)
 	head -c 4096 /dev/urandom >"/mnt/$1"
@@ -116,22 +123,28 @@ WRAPPER
 	mount -t vfat -o notify /dev/mmcblk0p1 /mnt
 	mount --bind /mnt/DIR1 /mnt2
 	_resumed=$(grep -c ' how=resumed-repair ' /tmp/fserrd.log)
-	_fscks=$(grep -c ' fsck-start ' /tmp/fserrd.log)
 	fserrd_start -c /tmp/fserrd.conf
 	damage /dev/mmcblk0p1 fat-chain-past-end "$1"
 	cat "/mnt/$1" >/dev/null 2>&1
-	t "orphan: fserrd started fsck.fat" wait_log ' fsck-start command=' $((_fscks + 1))
+	_n=0
+	while ! grep -q '^start ' /tmp/fsck.trace && [ $_n -lt 200 ]; do
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	t "orphan: fserrd started fsck.fat" grep -q '^start ' /tmp/fsck.trace
 	kill -KILL "$fserrd_pid"
 	wait "$fserrd_pid" 2>/dev/null
 	_krc=$?
-	t "orphan: fserrd died of the kill (status $_krc), its fsck.fat runs on" \
-		sh -c "[ $_krc = 137 ] && grep -q '^start ' /tmp/fsck.trace &&
-		       ! grep -q '^end ' /tmp/fsck.trace"
+	t "orphan: fserrd died of the kill (status $_krc), its fsck.fat waits on" \
+		sh -c "[ $_krc = 137 ] && pidof fsck.fat >/dev/null && ! grep -q '^end ' /tmp/fsck.trace"
 	fserrd_start -c /tmp/fserrd.conf
 	t "orphan: the next fserrd waits for that fsck.fat" \
 		wait_log ' fsck-wait device=/dev/mmcblk0p1 '
+	echo go >/tmp/fsck.go &
+	_writer=$!
 	t "orphan: ... then finishes the repair" wait_log \
 		' repaired dev=179:1 how=resumed-repair mounted=as-before fs_fault=0$' $((_resumed + 1))
+	kill "$_writer" 2>/dev/null
 	echo "# fsck.fat runs, in order: $(tr '\n' ' ' </tmp/fsck.trace)"
 	t "orphan: never two fsck.fat at once" \
 		awk '$1 == "start" { if (++n > 1) bad = 1; runs++ } $1 == "end" { n-- }
@@ -142,6 +155,7 @@ WRAPPER
 	t "orphan: the untouched files verify" untouched_files_intact /mnt "$2"
 	fserrd_stop
 	umount /sbin/fsck.fat
+	rm -f /tmp/fsck.go /tmp/fsck.hold
 }
 
 # The counters of the random trials: k_NAME is the number of trials that

@@ -325,7 +325,8 @@ else
 		"$(declare -f wait_for); wait_for '$work/notify.out' '^READY=1	' 2 &&
 		 sed -n 2p '$work/notify.out' | grep -qE '^RELOADING=1	MONOTONIC_USEC=[0-9]+\$'"
 	stop
-	check "systemd: STOPPING=1 at the end" bash -c "tail -n 1 '$work/notify.out' | grep -qx STOPPING=1"
+	check "systemd: STOPPING=1 at the end" bash -c \
+		"$(declare -f wait_for); wait_for '$work/notify.out' '^STOPPING=1\$' && tail -n 1 '$work/notify.out' | grep -qx STOPPING=1"
 	kill "$notify_pid"
 
 	# The journal: in a mount namespace with a tmpfs on /run, where the
