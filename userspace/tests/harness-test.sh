@@ -13,21 +13,22 @@ trap 'rm -rf "$work"' EXIT
 cc=${1:-cc}
 shift || true
 
-tap_plan 23
-if ! "$cc" "$@" -o "$work/crafted" "$here/harness/crafted.c" 2>"$work/cc.log" ||
+tap_plan 26
+if ! "$cc" "$@" -DTH_TIMEOUT_S=2 -o "$work/crafted" "$here/harness/crafted.c" 2>"$work/cc.log" ||
    ! "$cc" "$@" -o "$work/crafted_pass" "$here/harness/crafted_pass.c" 2>>"$work/cc.log"; then
 	sed 's/^/# /' "$work/cc.log"
 	echo "Bail out! the crafted tests do not build"
 	exit 1
 fi
+# (built with a 2 s timeout: one crafted test hangs)
 "$work/crafted" >"$work/crafted.out" 2>&1
 status=$?
 has() { grep -qxF -- "$1" "$work/crafted.out"; }
 has_re() { grep -qE -- "$1" "$work/crafted.out"; }
 hasnt() { ! grep -qF -- "$1" "$work/crafted.out"; }
 
-check "the plan comes first: 1..13 before any result" \
-	bash -c "grep -E '^(1\.\.|ok |not ok )' '$work/crafted.out' | head -n 1 | grep -qx '1\.\.13'"
+check "the plan comes first: 1..15 before any result" \
+	bash -c "grep -E '^(1\.\.|ok |not ok )' '$work/crafted.out' | head -n 1 | grep -qx '1\.\.15'"
 check "exit status 1 when a test failed (got $status)" [ "$status" = 1 ]
 check "a passing test is ok" has "ok 1 passes"
 check "a failed EXPECT fails the test" has "not ok 2 expect_fails_and_goes_on"
@@ -53,7 +54,13 @@ check "a failed ASSERT in an unbraced loop stops the loop" \
 	bash -c "grep -qx 'not ok 12 assert_stops_an_unbraced_loop' '$work/crafted.out' && [ \$(grep -c 'loop stopped at' '$work/crafted.out') = 1 ]"
 check "SKIP in a fixture's setup skips the test, and the teardown runs" \
 	bash -c "grep -qx 'ok 13 skipper.body_must_not_run # SKIP skipped in the setup' '$work/crafted.out' && grep -q 'skipper teardown ran' '$work/crafted.out'"
-check "the summary counts the failures" has "# 8 of 13 tests failed"
+check "a break in a failed ASSERT's handler still ends the test" \
+	bash -c "grep -qx 'not ok 14 break_in_an_assert_handler' '$work/crafted.out' && grep -q 'handler with a break at 1' '$work/crafted.out' &&
+		 ! grep -q 'handler breaks: must not print' '$work/crafted.out'"
+check "a test that turned its alarm off and hangs is stopped at the timeout" \
+	has "not ok 15 hangs_without_its_alarm"
+check "... and the timeout is named" has_re "hangs_without_its_alarm: .*the 2 s timeout"
+check "the summary counts the failures" has "# 10 of 15 tests failed"
 "$work/crafted_pass" >"$work/pass.out" 2>&1
 pstatus=$?
 check "a program whose tests pass or skip exits 0 (got $pstatus)" [ "$pstatus" = 0 ]

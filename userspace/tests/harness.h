@@ -14,7 +14,8 @@
  * A failed EXPECT marks the test failed and goes on; a failed ASSERT ends
  * it (the teardown still runs). Either may be followed by a statement or a
  * block that runs only when the check failed: EXPECT_EQ(a, b) TH_LOG(...);
- * Each test runs in a child process of its own, with a 30 s alarm. The
+ * Each test runs in a child process of its own, killed by the parent after
+ * TH_TIMEOUT_S (30 s unless the program defines it before this file). The
  * output is TAP, the plan first; the exit status is 1 if a test failed.
  */
 #ifndef FSERR_TEST_HARNESS_H
@@ -28,9 +29,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#define TH_TIMEOUT_S	30
+#ifndef TH_TIMEOUT_S
+#define TH_TIMEOUT_S	30	/* seconds; a test program may set its own */
+#endif
 #define TH_SKIP_EXIT	4
 
 struct __test_metadata {
@@ -68,11 +72,14 @@ static inline void th_bail(struct __test_metadata *m)
 /*
  * One statement, a loop that runs at most once: if the check holds,
  * nothing; else the test is marked failed, what follows the check (a
- * statement or a block) runs, and then an ASSERT ends the test.
+ * statement or a block) runs, and then an ASSERT ends the test. The
+ * handler is the body of an inner loop of its own, so that a break or a
+ * continue in it leaves the handler only: the ASSERT still ends the test.
  */
 #define TH_CHECK(ok, is_assert) \
 	for (int _th_once = !(ok) && (_metadata->failed = 1); _th_once; \
-	     _th_once = 0, (is_assert) ? th_bail(_metadata) : (void)0)
+	     _th_once = 0, (is_assert) ? th_bail(_metadata) : (void)0) \
+		for (int _th_body = 1; _th_body; _th_body = 0)
 
 #define TH_CMP(a, op, b, is_assert) \
 	TH_CHECK(({ __typeof__(a) _th_a = (a); __typeof__(b) _th_b = (b); \
@@ -155,11 +162,34 @@ static inline void th_bail(struct __test_metadata *m)
 					  FIXTURE_DATA(f) *self)
 
 /* One test in a child process; its result from the shared metadata */
+/* Wait for @pid, killing it after TH_TIMEOUT_S seconds: 0, or -1 (errno). */
+static inline int th_wait(pid_t pid, int *status, int *timed_out)
+{
+	struct timespec nap = { 0, 5 * 1000 * 1000 }, start, now;
+	pid_t got;
+
+	*timed_out = 0;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		got = waitpid(pid, status, WNOHANG);
+		if (got == pid)
+			return 0;
+		if (got < 0)
+			return -1;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!*timed_out && now.tv_sec - start.tv_sec >= TH_TIMEOUT_S) {
+			kill(pid, SIGKILL);
+			*timed_out = 1;
+		}
+		nanosleep(&nap, NULL);
+	}
+}
+
 static inline int th_run_one(struct __test_metadata *t, int n)
 {
 	struct __test_metadata *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
 					 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	int status, failed;
+	int status, failed, timed_out;
 	pid_t pid;
 
 	if (m == MAP_FAILED) {
@@ -176,7 +206,6 @@ static inline int th_run_one(struct __test_metadata *t, int n)
 	if (!pid) {
 		jmp_buf env;
 
-		alarm(TH_TIMEOUT_S);
 		m->env = &env;
 		if (!setjmp(env))
 			m->fn(m);
@@ -184,7 +213,11 @@ static inline int th_run_one(struct __test_metadata *t, int n)
 		/* exit(), not _exit(): LeakSanitizer checks at exit (status 23) */
 		exit(m->failed ? 1 : m->skipped ? TH_SKIP_EXIT : 0);
 	}
-	if (waitpid(pid, &status, 0) != pid) {
+	/*
+	 * The parent keeps the time: a test that turned an alarm of its own
+	 * off, or blocks every signal, is still stopped.
+	 */
+	if (th_wait(pid, &status, &timed_out)) {
 		printf("Bail out! waitpid: %m\n");
 		exit(1);
 	}
@@ -194,9 +227,10 @@ static inline int th_run_one(struct __test_metadata *t, int n)
 	if (!m->done && WIFEXITED(status))
 		printf("# %s: exited with status %d before its end\n", t->name,
 		       WEXITSTATUS(status));
-	if (WIFSIGNALED(status))
-		printf("# %s: killed by signal %d%s\n", t->name, WTERMSIG(status),
-		       WTERMSIG(status) == SIGALRM ? " (the 30 s timeout)" : "");
+	if (timed_out)
+		printf("# %s: killed after the %d s timeout\n", t->name, TH_TIMEOUT_S);
+	else if (WIFSIGNALED(status))
+		printf("# %s: killed by signal %d\n", t->name, WTERMSIG(status));
 	if (failed)
 		printf("not ok %d %s\n", n, t->name);
 	else if (m->skipped)

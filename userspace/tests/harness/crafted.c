@@ -5,6 +5,7 @@
  */
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "../harness.h"
 
 static int log_ran;
@@ -122,6 +123,28 @@ FIXTURE_TEARDOWN(skipper)
 TEST_F(skipper, body_must_not_run)
 {
 	TH_LOG("the body of a test whose setup skipped: must not print");
+}
+
+/* A break in a failed ASSERT's handler leaves the handler, not the check */
+TEST(break_in_an_assert_handler)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_NE(1, i) {
+			TH_LOG("handler with a break at %d", i);
+			break;
+		}
+	}
+	TH_LOG("went on after a failed ASSERT whose handler breaks: must not print");
+}
+
+/* A test that turns its alarm off and hangs is still stopped, by the parent */
+TEST(hangs_without_its_alarm)
+{
+	alarm(0);
+	signal(SIGALRM, SIG_IGN);
+	pause();
 }
 
 TEST_HARNESS_MAIN
