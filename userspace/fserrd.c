@@ -74,70 +74,6 @@ static void usage(FILE *to)
 "Exit status: 0 stopped by a signal, 1 failure, 2 bad usage, 3 bad policy.\n");
 }
 
-/*
- * One event: to the journal with its fields when standard error is the
- * journal (started by systemd) and fserrd has libsystemd, else (or if the
- * journal refuses it) as a line on standard error.
- */
-void fserrd_log(const char *what, ...)
-{
-	static int journal = -1;
-	char line[FSERR_LOGLINE_MAX], stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	va_list ap, fields;
-
-	if (journal < 0)
-		journal = fserr_have_systemd() && fserr_journal_stream();
-	va_start(ap, what);
-	if (journal) {
-		va_copy(fields, ap);
-		fserr_logline_format(line, sizeof(line), NULL, what, ap);
-		va_end(ap);
-		if (!fserr_journal_send(what, line, fields)) {
-			va_end(fields);
-			return;
-		}
-		va_end(fields);
-		va_start(ap, what);
-	}
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fserr_logline_format(line, sizeof(line), stamp, what, ap);
-	va_end(ap);
-	fprintf(stderr, "%s\n", line);
-}
-
-/* What systemd is told of fserrd's state (Type=notify), printf-style. */
-void fserrd_notify(const char *fmt, ...)
-{
-	char state[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(state, sizeof(state), fmt, ap);
-	va_end(ap);
-	fserr_notify(state);
-}
-
-void fserrd_pause_point(struct fserrd *d)
-{
-	if (d->pause_before == FSERR_STEP_NONE || d->state.step != d->pause_before)
-		return;
-	fserrd_log("paused", "before", fserr_step_name(d->state.step), NULL);
-	d->pause_before = FSERR_STEP_NONE;
-	raise(SIGSTOP);
-}
-
-int fserrd_save_state(struct fserrd *d)
-{
-	int err = fserr_state_save(d->state_path, &d->state);
-
-	if (err)
-		fserrd_log("state-not-saved", "file", d->state_path, "error", strerror(-err), NULL);
-	return err;
-}
-
 /* --- configuration ------------------------------------------------------ */
 
 struct options {
@@ -263,13 +199,6 @@ static int parse_channels(const char *list)
 	}
 }
 
-struct daemon {
-	struct fserrd d;
-	int channels;		/* CH_*: the ones to listen on */
-	int uevent_fd, mountinfo_fd, fanotify_fd;
-	struct watch *watches;
-	size_t nr_watches;
-};
 
 struct scan {
 	struct fserr_fs *fs;
@@ -360,10 +289,9 @@ static const struct fserr_action *choose(const struct fserr_config *cfg,
 }
 
 /* Handle a new fault; the policy it got (FSERR_LOG when nothing was done). */
-static enum fserr_policy handle(struct daemon *dm, struct libmnt_table *tb,
+static enum fserr_policy handle(struct fserrd *d, struct libmnt_table *tb,
 				const struct fserr_fs *fs)
 {
-	struct fserrd *d = &dm->d;
 	const struct fserr_action *a;
 	struct fserrd_fault f = { .fs = *fs };
 	char devno[32], first_errno[16], errors[32], faults[32], when[32], ino[32];
@@ -383,7 +311,7 @@ static enum fserr_policy handle(struct daemon *dm, struct libmnt_table *tb,
 		snprintf(when, sizeof(when), "-");
 	/*
 	 * Remembered first: an action is never run twice for one fault. A
-	 * repair's first step is saved with it (fserrd_prepare), so that a
+	 * repair's first step is saved with it (fserrd_repair_prepare), so that a
 	 * fserrd killed right after this save still finishes the repair.
 	 */
 	if (fserr_state_set_handled(&d->state, fs->ino, fs->fault_count)) {
@@ -391,33 +319,28 @@ static enum fserr_policy handle(struct daemon *dm, struct libmnt_table *tb,
 		fserrd_log("fault-deferred", "dev", devno, "ino", ino, "why", "out of memory", NULL);
 		return FSERR_LOG;
 	}
-	fserrd_prepare(d, a, &f);
-	/*
-	 * A repair that is not on disk could not be finished by the next
-	 * fserrd if this one died midway (the volume would stay unmounted):
-	 * without a saved state there is no repair, only remount-ro.
-	 */
-	if (fserrd_save_state(d) && a->policy == FSERR_REPAIR &&
-	    d->repair_plan == FSERRD_REPAIR_GO) {
-		fserr_state_end_repair(&d->state);
-		d->repair_plan = FSERRD_REPAIR_NOT_SAVED;
-	}
+	fserrd_repair_prepare(d, a, &f);
+	if (fserrd_save_state(d))
+		fserrd_repair_not_saved(d);
 	fserrd_log("fault", "type", f.fstype, "device", f.source, "dev", devno,
 		   "mountpoints", *f.mountpoints ? f.mountpoints : "-",
 		   "first_errno", first_errno, "first_error", fserr_errno_name(fs->first_errno),
 		   "first_error_time", when, "error_count", errors, "fault_count", faults,
 		   "sysfs", fs->dir, "ino", ino, "policy", fserr_policy_name(a->policy), NULL);
-	fserrd_act(d, a, &f);
+	if (a->policy == FSERR_REPAIR)
+		fserrd_repair(d, &f);
+	else
+		fserrd_act(d, a, &f);
 	return a->policy;
 }
 
-static struct watch *find_watch(struct daemon *dm, ino_t ino)
+static struct watch *find_watch(struct fserrd *d, ino_t ino)
 {
 	size_t i;
 
-	for (i = 0; i < dm->nr_watches; i++)
-		if (dm->watches[i].ino == ino)
-			return &dm->watches[i];
+	for (i = 0; i < d->nr_watches; i++)
+		if (d->watches[i].ino == ino)
+			return &d->watches[i];
 	return NULL;
 }
 
@@ -431,7 +354,7 @@ static void rearm(int fd)
 }
 
 /* Watch exactly the filesystems of @s: fs_fault fds and fanotify marks. */
-static void update_watches(struct daemon *dm, const struct scan *s,
+static void update_watches(struct fserrd *d, const struct scan *s,
 			   struct libmnt_table *tb)
 {
 	struct watch *next = calloc(s->nr ? s->nr : 1, sizeof(*next));
@@ -440,7 +363,7 @@ static void update_watches(struct daemon *dm, const struct scan *s,
 	if (!next)
 		return;
 	for (i = 0; i < s->nr && n < max_watches; i++) {
-		struct watch *old = find_watch(dm, s->fs[i].ino);
+		struct watch *old = find_watch(d, s->fs[i].ino);
 		char path[PATH_MAX + 16];
 
 		if (old) {
@@ -456,23 +379,23 @@ static void update_watches(struct daemon *dm, const struct scan *s,
 		rearm(next[n].fd);
 		n++;
 	}
-	for (i = 0; i < dm->nr_watches; i++)
-		if (dm->watches[i].fd >= 0)
-			close(dm->watches[i].fd);
-	free(dm->watches);
-	dm->watches = next;
-	dm->nr_watches = n;
+	for (i = 0; i < d->nr_watches; i++)
+		if (d->watches[i].fd >= 0)
+			close(d->watches[i].fd);
+	free(d->watches);
+	d->watches = next;
+	d->nr_watches = n;
 
 	/* FAN_FS_ERROR marks, through a mount point of each filesystem. */
-	if (dm->fanotify_fd < 0)
+	if (d->fanotify_fd < 0)
 		return;
 	for (i = 0; i < s->nr; i++) {
-		struct watch *w = find_watch(dm, s->fs[i].ino);
+		struct watch *w = find_watch(d, s->fs[i].ino);
 		struct libmnt_fs *m = tb ? fserr_mounts_first(tb, s->fs[i].dev) : NULL;
 
 		if (!w || w->marked || !m || !mnt_fs_get_target(m))
 			continue;
-		if (fanotify_mark(dm->fanotify_fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+		if (fanotify_mark(d->fanotify_fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
 				  FAN_FS_ERROR, AT_FDCWD, mnt_fs_get_target(m))) {
 			fserrd_log("fanotify-mark-failed", "mountpoint", mnt_fs_get_target(m),
 				   "error", strerror(errno), NULL);
@@ -556,11 +479,11 @@ static bool refresh(struct fserr_fs *fs, struct libmnt_table **tb)
 }
 
 /* Read the state of every fserr filesystem and handle the new faults. */
-static void rescan(struct daemon *dm, const char *why)
+static void rescan(struct fserrd *d, const char *why)
 {
 	struct libmnt_table *tb = fserr_mounts_load(NULL);
 	struct scan s = { 0 };
-	size_t i, before = dm->d.state.nr_handled;
+	size_t i, before = d->state.nr_handled;
 	bool acted = false;
 	int err;
 
@@ -568,9 +491,9 @@ static void rescan(struct daemon *dm, const char *why)
 		fserrd_log("rescan", "why", why, NULL);
 	if (!tb)
 		fserrd_log("mount-table-unreadable", "error", strerror(errno), NULL);
-	err = fserr_fs_scan(dm->d.sysfs_fs, collect, &s);
+	err = fserr_fs_scan(d->sysfs_fs, collect, &s);
 	if (err < 0 && err != -1)
-		fserrd_log("sysfs-unreadable", "dir", dm->d.sysfs_fs, "error", strerror(-err), NULL);
+		fserrd_log("sysfs-unreadable", "dir", d->sysfs_fs, "error", strerror(-err), NULL);
 	/*
 	 * Forget the faults of directories that are gone, from a scan that
 	 * saw every directory (a skipped one is not gone: forgetting its fault
@@ -580,19 +503,19 @@ static void rescan(struct daemon *dm, const char *why)
 	 * which a prune after it would forget at once.
 	 */
 	if (!err)
-		fserr_state_keep_handled(&dm->d.state, in_scan, &s);
+		fserr_state_keep_handled(&d->state, in_scan, &s);
 	for (i = 0; i < s.nr; i++) {
 		if (!s.fs[i].fault ||
-		    fserr_state_is_handled(&dm->d.state, s.fs[i].ino, s.fs[i].fault_count))
+		    fserr_state_is_handled(&d->state, s.fs[i].ino, s.fs[i].fault_count))
 			continue;
 		if (acted && !refresh(&s.fs[i], &tb))
 			continue;
-		if (handle(dm, tb, &s.fs[i]) != FSERR_LOG)
+		if (handle(d, tb, &s.fs[i]) != FSERR_LOG)
 			acted = true;
 	}
-	if (dm->d.state.nr_handled != before)
-		fserrd_save_state(&dm->d);
-	update_watches(dm, &s, tb);
+	if (d->state.nr_handled != before)
+		fserrd_save_state(d);
+	update_watches(d, &s, tb);
 	free(s.fs);
 	mnt_unref_table(tb);
 }
@@ -707,39 +630,11 @@ static void read_boot_id(char *buf, size_t size)
 	}
 }
 
-static void load_state(struct fserrd *d, const char *boot_id)
-{
-	char err[256] = "", damaged[PATH_MAX + 16];
-	int ret = fserr_state_load(d->state_path, &d->state, err, sizeof(err));
-	size_t i;
-
-	if (ret == -ENOENT)
-		return;
-	if (ret) {
-		snprintf(damaged, sizeof(damaged), "%s.damaged", d->state_path);
-		rename(d->state_path, damaged);
-		fserrd_log("state-damaged", "file", d->state_path,
-			   "error", *err ? err : strerror(-ret), "moved-to", damaged, NULL);
-		fserr_state_init(&d->state, boot_id);
-		return;
-	}
-	if (!strcmp(d->state.boot_id, boot_id))
-		return;
-	/* Another boot: its directories and mounts are gone. */
-	d->state.nr_handled = 0;
-	if (d->state.step != FSERR_STEP_NONE) {
-		for (i = 0; i < d->state.nr_mounts; i++)
-			fserrd_log("repair-interrupted-by-reboot",
-				   "step", fserr_step_name(d->state.step),
-				   "mountpoint", d->state.mounts[i].target,
-				   "device", d->state.mounts[i].source,
-				   "advice", "check the filesystem and its mount", NULL);
-		fserr_state_end_repair(&d->state);
-	}
-	snprintf(d->state.boot_id, sizeof(d->state.boot_id), "%s", boot_id);
-}
-
-int main(int argc, char **argv)
+/*
+ * The command line, the paths made absolute, the policy loaded: -1 to go
+ * on, else the exit status (--help, --version, --check-config, an error).
+ */
+static int parse_options(int argc, char **argv, struct options *o, struct fserrd *d)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -755,31 +650,20 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
-	struct options o = { .config = DEFAULT_CONFIG };
-	struct daemon dm = { .channels = CH_ALL, .uevent_fd = -1, .mountinfo_fd = -1,
-			     .fanotify_fd = -1 };
-	struct fserrd *d = &dm.d;
-	struct sigaction stop = { .sa_handler = on_stop }, hup = { .sa_handler = on_hup };
 	bool check_only = false;
-	char boot_id[40], *slash, dir[PATH_MAX];
-	struct pollfd *pfd = NULL;
-	sigset_t blocked, waiting;
 	int c;
 
-	d->state_path = DEFAULT_STATE;
-	d->sysfs_fs = "/sys/fs";
-	d->held_fd = -1;
 	while ((c = getopt_long(argc, argv, "c:p:l:s:vVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			o.config = optarg;
-			o.config_given = true;
+			o->config = optarg;
+			o->config_given = true;
 			break;
 		case 'p':
-			o.policy = optarg;
+			o->policy = optarg;
 			break;
 		case 'l':
-			o.repair_limit = optarg;
+			o->repair_limit = optarg;
 			break;
 		case 's':
 			d->state_path = optarg;
@@ -798,17 +682,14 @@ int main(int argc, char **argv)
 			       fserr_have_systemd() ? '+' : '-');
 			return 0;
 		case 'P':
-			for (c = FSERR_STEP_UNMOUNT; c <= FSERR_STEP_MOUNT; c++)
-				if (!strcmp(optarg, fserr_step_name(c)))
-					d->pause_before = c;
-			if (d->pause_before == FSERR_STEP_NONE) {
+			if (fserrd_repair_pause_before(d, optarg)) {
 				fprintf(stderr, "fserrd: --pause-before takes unmount, fsck or mount\n");
 				return EXIT_USAGE;
 			}
 			break;
 		case 'L':
-			dm.channels = parse_channels(optarg);
-			if (dm.channels <= 0) {
+			d->channels = parse_channels(optarg);
+			if (d->channels <= 0) {
 				fprintf(stderr, "fserrd: --channels takes a comma-separated list of "
 					"uevent, fs_fault, mountinfo and fanotify\n");
 				return EXIT_USAGE;
@@ -829,23 +710,37 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	/* Relative paths keep naming the same files after chdir("/") */
-	o.config = absolute(o.config);
+	o->config = absolute(o->config);
 	d->state_path = absolute(d->state_path);
 	d->sysfs_fs = absolute(d->sysfs_fs);
-	if (!o.config || !d->state_path || !d->sysfs_fs) {
+	if (!o->config || !d->state_path || !d->sysfs_fs) {
 		fprintf(stderr, "fserrd: cannot make the paths absolute: %s\n", strerror(errno));
 		return EXIT_FAILURE;
 	}
 	fserr_config_init(&d->cfg);
-	if (load_config(&o, &d->cfg))
+	if (load_config(o, &d->cfg))
 		return EXIT_CONFIG;
 	if (check_only) {
-		printf("fserrd: %s: the policy is valid\n", o.config);
+		printf("fserrd: %s: the policy is valid\n", o->config);
 		return 0;
 	}
+	return -1;
+}
+
+/*
+ * Everything before the first scan: the working directory, the open-file
+ * limit, the state file, the signals (blocked but inside ppoll(), whose
+ * mask goes to @waiting), the channels.
+ */
+static int start(struct fserrd *d, sigset_t *waiting)
+{
+	struct sigaction stop = { .sa_handler = on_stop }, hup = { .sa_handler = on_hup };
+	char boot_id[40], *slash, dir[PATH_MAX];
+	sigset_t blocked;
+	int c;
 
 	if (chdir("/"))
-		return EXIT_FAILURE;
+		return -1;
 	raise_fd_limit();
 	/* The state file's directory, e.g. /run/fserrd */
 	snprintf(dir, sizeof(dir), "%s", d->state_path);
@@ -856,7 +751,7 @@ int main(int argc, char **argv)
 	}
 	read_boot_id(boot_id, sizeof(boot_id));
 	fserr_state_init(&d->state, boot_id);
-	load_state(d, boot_id);
+	fserrd_load_state(d, boot_id);
 
 	/*
 	 * The signals are blocked except inside ppoll(): one that comes
@@ -867,43 +762,48 @@ int main(int argc, char **argv)
 	sigaddset(&blocked, SIGTERM);
 	sigaddset(&blocked, SIGINT);
 	sigaddset(&blocked, SIGHUP);
-	sigprocmask(SIG_BLOCK, &blocked, &waiting);
+	sigprocmask(SIG_BLOCK, &blocked, waiting);
 	sigaction(SIGTERM, &stop, NULL);
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGHUP, &hup, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	for (c = 0; c < 4; c++)
-		if (!(dm.channels & (1 << c)))
+		if (!(d->channels & (1 << c)))
 			fserrd_log("channel-off", "channel", channel_names[c], "why", "--channels", NULL);
-	if (dm.channels & CH_UEVENT) {
-		dm.uevent_fd = open_uevent();
-		if (dm.uevent_fd < 0)
+	if (d->channels & CH_UEVENT) {
+		d->uevent_fd = open_uevent();
+		if (d->uevent_fd < 0)
 			fserrd_log("channel-unavailable", "channel", "uevent", "error",
 				   strerror(errno), NULL);
 	}
-	if (dm.channels & CH_MOUNTINFO) {
-		dm.mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-		if (dm.mountinfo_fd < 0)
+	if (d->channels & CH_MOUNTINFO) {
+		d->mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		if (d->mountinfo_fd < 0)
 			fserrd_log("channel-unavailable", "channel", "mountinfo", "error",
 				   strerror(errno), NULL);
 	}
-	if (dm.channels & CH_FANOTIFY) {
-		dm.fanotify_fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
+	if (d->channels & CH_FANOTIFY) {
+		d->fanotify_fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
 					       FAN_REPORT_FID, O_RDONLY | O_CLOEXEC);
-		if (dm.fanotify_fd < 0)
+		if (d->fanotify_fd < 0)
 			fserrd_log("channel-unavailable", "channel", "fanotify", "error",
 				   strerror(errno), NULL);
 	}
 	log_config(&d->cfg, "start");
 
-	fserrd_resume(d);
-	rescan(&dm, "start");
-	fserrd_notify("READY=1\nSTATUS=watching %zu filesystems", dm.nr_watches);
+	return 0;
+}
+
+/* Wait for a channel, scan, act, until SIGTERM or SIGINT; SIGHUP reloads. */
+static void serve(struct fserrd *d, const struct options *o, const sigset_t *waiting)
+{
+	struct pollfd *pfd = NULL;
+
 	while (!stop_signal) {
 		const char *why = NULL;
 		size_t i, n = 0;
-		struct pollfd *bigger = realloc(pfd, (dm.nr_watches + 3) * sizeof(*pfd));
+		struct pollfd *bigger = realloc(pfd, (d->nr_watches + 3) * sizeof(*pfd));
 
 		if (!bigger) {
 			fserrd_log("out-of-memory", NULL);
@@ -917,35 +817,35 @@ int main(int argc, char **argv)
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			fserrd_notify("RELOADING=1\nMONOTONIC_USEC=%llu",
 				      (unsigned long long)t.tv_sec * 1000000 + t.tv_nsec / 1000);
-			if (load_config(&o, &d->cfg))
-				fserrd_log("reload-refused", "file", o.config,
+			if (load_config(o, &d->cfg))
+				fserrd_log("reload-refused", "file", o->config,
 					   "why", "see the message above; the old policy stays", NULL);
 			else
 				log_config(&d->cfg, "reloaded");
 			/* (reloaded: the scan after it may repair for minutes) */
-			fserrd_notify("READY=1\nSTATUS=watching %zu filesystems", dm.nr_watches);
-			rescan(&dm, "reload");
+			fserrd_notify("READY=1\nSTATUS=watching %zu filesystems", d->nr_watches);
+			rescan(d, "reload");
 			continue;
 		}
-		pfd[n++] = (struct pollfd){ .fd = dm.uevent_fd, .events = POLLIN };
-		pfd[n++] = (struct pollfd){ .fd = dm.mountinfo_fd, .events = POLLPRI };
-		pfd[n++] = (struct pollfd){ .fd = dm.fanotify_fd, .events = POLLIN };
-		for (i = 0; i < dm.nr_watches && (dm.channels & CH_FS_FAULT); i++)
-			pfd[n++] = (struct pollfd){ .fd = dm.watches[i].fd, .events = POLLPRI };
-		if (ppoll(pfd, n, NULL, &waiting) < 0) {
+		pfd[n++] = (struct pollfd){ .fd = d->uevent_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = d->mountinfo_fd, .events = POLLPRI };
+		pfd[n++] = (struct pollfd){ .fd = d->fanotify_fd, .events = POLLIN };
+		for (i = 0; i < d->nr_watches && (d->channels & CH_FS_FAULT); i++)
+			pfd[n++] = (struct pollfd){ .fd = d->watches[i].fd, .events = POLLPRI };
+		if (ppoll(pfd, n, NULL, waiting) < 0) {
 			if (errno == EINTR)
 				continue;
 			fserrd_log("poll-failed", "error", strerror(errno), NULL);
 			break;
 		}
-		if ((pfd[0].revents & POLLIN) && read_uevents(dm.uevent_fd, &why) && verbose)
+		if ((pfd[0].revents & POLLIN) && read_uevents(d->uevent_fd, &why) && verbose)
 			fserrd_log("wake", "channel", why, NULL);
 		if (pfd[1].revents & (POLLPRI | POLLERR)) {
 			why = "mountinfo";
 			if (verbose)
 				fserrd_log("wake", "channel", why, NULL);
 		}
-		if ((pfd[2].revents & POLLIN) && read_fanotify(dm.fanotify_fd)) {
+		if ((pfd[2].revents & POLLIN) && read_fanotify(d->fanotify_fd)) {
 			why = "fanotify";
 			if (verbose)
 				fserrd_log("wake", "channel", why, NULL);
@@ -959,11 +859,31 @@ int main(int argc, char **argv)
 				fserrd_log("wake", "channel", why, NULL);
 		}
 		if (why)
-			rescan(&dm, why);
+			rescan(d, why);
 	}
+	free(pfd);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .config = DEFAULT_CONFIG };
+	struct fserrd self = { .state_path = DEFAULT_STATE, .sysfs_fs = "/sys/fs",
+			       .channels = CH_ALL, .uevent_fd = -1, .mountinfo_fd = -1,
+			       .fanotify_fd = -1, .held_fd = -1 };
+	struct fserrd *d = &self;
+	sigset_t waiting;
+	int ret = parse_options(argc, argv, &o, d);
+
+	if (ret >= 0)
+		return ret;
+	if (start(d, &waiting))
+		return EXIT_FAILURE;
+	fserrd_repair_resume(d);
+	rescan(d, "start");
+	fserrd_notify("READY=1\nSTATUS=watching %zu filesystems", d->nr_watches);
+	serve(d, &o, &waiting);
 	fserrd_notify("STOPPING=1");
 	fserrd_log("stop", "signal", stop_signal ? strsignal(stop_signal) : "none", NULL);
-	free(pfd);
 	fserr_config_free(&d->cfg);
 	fserr_state_free(&d->state);
 	return stop_signal ? 0 : EXIT_FAILURE;

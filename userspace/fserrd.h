@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* fserrd's parts: the main loop (fserrd.c) and the policies (policy.c). */
+/*
+ * fserrd's parts: the event loop and the scans (fserrd.c), the policies
+ * exec and remount-ro with what they share with the repair (policy.c), the
+ * repair's state machine (repair.c), the state file (store.c) and the log
+ * (log.c). Only fserrd.c calls the others; repair.c uses policy.c's
+ * helpers, store.c and log.c.
+ */
 #ifndef FSERRD_H
 #define FSERRD_H
 
@@ -23,7 +29,7 @@ struct fserrd_fault {
 	char any_mount[PATH_MAX];	/* the first mount, "" if none */
 };
 
-/* What fserrd_prepare() decided for a repair */
+/* What fserrd_repair_prepare() decided for a repair */
 enum fserrd_repair_plan {
 	FSERRD_REPAIR_GO,
 	FSERRD_REPAIR_OVER_LIMIT,	/* escalated to remount-ro */
@@ -36,21 +42,29 @@ enum fserrd_repair_plan {
 	FSERRD_REPAIR_NOT_SAVED,	/* remount-ro: the state file cannot be written */
 };
 
+struct watch;
+
+/* The daemon: its policy, its state file, its channels, the repair. */
 struct fserrd {
 	struct fserr_config cfg;
 	struct fserr_state state;
 	const char *state_path;
 	const char *sysfs_fs;
-	/* Testing aid: stop (SIGSTOP) before this repair step, once. */
-	enum fserr_repair_step pause_before;
+	/* the channels (fserrd.c) */
+	int channels;		/* CH_*: the ones to listen on */
+	int uevent_fd, mountinfo_fd, fanotify_fd;
+	struct watch *watches;	/* fs_fault of each filesystem, and its mark */
+	size_t nr_watches;
+	/* the repair (repair.c) */
 	enum fserrd_repair_plan repair_plan;
 	char repair_why[1024];		/* FSERRD_REPAIR_UNSAFE_TARGET, _NO_PROGRAM */
 	/* The device of the repair, held exclusively from unmount to fsck, or -1 */
 	int held_fd;
+	/* Testing aid: stop (SIGSTOP) before this repair step, once. */
+	enum fserr_repair_step pause_before;
 };
 
-/* Stop here if the repair step in the state is the one to pause before. */
-void fserrd_pause_point(struct fserrd *d);
+/* --- log.c ---------------------------------------------------------------- */
 
 /*
  * One structured log line on stderr: "TIME fserrd: WHAT key=value ...".
@@ -63,22 +77,67 @@ void fserrd_log(const char *what, ...) __attribute__((sentinel));
 /* Tell systemd (sd_notify()) "READY=1", "STATUS=...": nothing without it. */
 void fserrd_notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* --- store.c -------------------------------------------------------------- */
+
 /* Save the state file; a failure is logged and returned (-errno). */
 int fserrd_save_state(struct fserrd *d);
 
 /*
- * Before the save that remembers @f as handled: a repair that goes ahead
- * records its mounts and first step in the state, so that the same save
- * holds them. Then fserrd_act() runs the policy.
+ * Load the state file: a damaged one is moved aside (and said so); one of
+ * another boot keeps only the repair limit's history.
  */
-void fserrd_prepare(struct fserrd *d, const struct fserr_action *a,
-		    const struct fserrd_fault *f);
+void fserrd_load_state(struct fserrd *d, const char *boot_id);
 
-/* Run the policy @a on @f (after fserrd_prepare() and a save). */
+/* --- policy.c ------------------------------------------------------------- */
+
+/* Run the policy exec or remount-ro on @f (log: nothing; repair: repair.c). */
 void fserrd_act(struct fserrd *d, const struct fserr_action *a,
 		const struct fserrd_fault *f);
 
+/* Remount @f's filesystem read-only (its root's mount, else any), saying @why. */
+void fserrd_remount_ro(const struct fserrd_fault *f, const char *why);
+
+/*
+ * Run @argv (an absolute path) with @env added, stdin from /dev/null,
+ * stdout to stderr, @keep_fd (if >= 0) as descriptor 3 and no other, in a
+ * process group of its own; killed with it after @timeout seconds (0:
+ * never). 0 with @status (and @timed_out), or -errno if it did not start.
+ */
+int fserrd_run(char *const argv[], char *const env[], int keep_fd,
+	       unsigned int timeout, int *status, bool *timed_out);
+
+/* Why a program ended, as text ("exit 1", "killed after the timeout"). */
+void fserrd_describe_status(int status, bool timed_out, char *buf, size_t size);
+
+/* mount(8)'s work through libmount; the error, as text, in @msg. */
+int fserrd_do_mount(const char *source, const char *target, const char *fstype,
+		    const char *options, int optmode, char *msg, size_t size);
+
+/* @v as text in @buf, for fserrd_log(); @buf must outlive the call. */
+const char *fserrd_num(char *buf, size_t size, long long v);
+
+/* --- repair.c ------------------------------------------------------------- */
+
+/*
+ * Before the save that remembers @f as handled: a repair that goes ahead
+ * records its mounts and first step in the state, so that the same save
+ * holds them. If that save fails, fserrd_repair_not_saved(): a repair a
+ * killed fserrd could not finish does not start (remount-ro instead).
+ */
+void fserrd_repair_prepare(struct fserrd *d, const struct fserr_action *a,
+			   const struct fserrd_fault *f);
+void fserrd_repair_not_saved(struct fserrd *d);
+
+/* Repair @f, as fserrd_repair_prepare() planned it. */
+void fserrd_repair(struct fserrd *d, const struct fserrd_fault *f);
+
 /* Finish or report a repair that an earlier run did not complete. */
-void fserrd_resume(struct fserrd *d);
+void fserrd_repair_resume(struct fserrd *d);
+
+/* The state file is of another boot: report the repair it was in, drop it. */
+void fserrd_repair_after_reboot(struct fserrd *d);
+
+/* --pause-before STEP (unmount, fsck or mount): 0, or -1 for another word. */
+int fserrd_repair_pause_before(struct fserrd *d, const char *step);
 
 #endif

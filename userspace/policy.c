@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fserrd's policies: exec, remount-ro and repair (log is the line the main
- * loop writes for every fault). See fserrd.8.
+ * fserrd's policies exec and remount-ro (log is the line the main loop
+ * writes for every fault; repair is repair.c), and what they and the
+ * repair share: running a program, mounting. See fserrd.8.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,14 +26,14 @@
 #define MAJMIN(dev) major(dev), minor(dev)
 
 /* Format a number for fserrd_log(); @buf must outlive the call. */
-static const char *num(char *buf, size_t size, long long v)
+const char *fserrd_num(char *buf, size_t size, long long v)
 {
 	snprintf(buf, size, "%lld", v);
 	return buf;
 }
 
 /* Why a program ended, as text. */
-static void describe_status(int status, bool timed_out, char *buf, size_t size)
+void fserrd_describe_status(int status, bool timed_out, char *buf, size_t size)
 {
 	if (timed_out)
 		snprintf(buf, size, "killed after the timeout");
@@ -52,7 +53,7 @@ static void describe_status(int status, bool timed_out, char *buf, size_t size)
  * that overruns is killed with its process group. Returns 0 with @status
  * filled, or -errno if it could not be started.
  */
-static int run(char *const argv[], char *const env[], int keep_fd,
+int fserrd_run(char *const argv[], char *const env[], int keep_fd,
 	       unsigned int timeout, int *status, bool *timed_out)
 {
 	struct timespec start, now, nap = { 0, 20 * 1000 * 1000 };
@@ -147,17 +148,17 @@ static void act_exec(struct fserrd *d, const struct fserr_action *a,
 	ENV("FSERR_LAST_ERROR_TIME=%lld", f->fs.last_error_time);
 #undef ENV
 	envp[n] = NULL;
-	err = run(a->argv, envp, -1, d->cfg.exec_timeout, &status, &timed_out);
+	err = fserrd_run(a->argv, envp, -1, d->cfg.exec_timeout, &status, &timed_out);
 	if (err) {
 		fserrd_log("exec-failed", "program", a->argv[0], "error", strerror(-err), NULL);
 		return;
 	}
-	describe_status(status, timed_out, how, sizeof(how));
+	fserrd_describe_status(status, timed_out, how, sizeof(how));
 	fserrd_log("exec-done", "program", a->argv[0], "result", how, NULL);
 }
 
 /* Mount with libmount; 0 or -1 with libmount's message in @msg. */
-static int do_mount(const char *source, const char *target, const char *fstype,
+int fserrd_do_mount(const char *source, const char *target, const char *fstype,
 		    const char *options, int optsmode, char *msg, size_t size)
 {
 	struct libmnt_context *cxt = mnt_new_context();
@@ -197,7 +198,7 @@ static int remount_ro(const char *target, const char *why)
 {
 	char msg[256] = "";
 
-	if (do_mount(NULL, target, NULL, "remount,ro", MNT_OMODE_AUTO, msg, sizeof(msg))) {
+	if (fserrd_do_mount(NULL, target, NULL, "remount,ro", MNT_OMODE_AUTO, msg, sizeof(msg))) {
 		fserrd_log("remount-ro-failed", "mountpoint", target, "error", msg,
 			   "why", why, NULL);
 		return -1;
@@ -206,7 +207,7 @@ static int remount_ro(const char *target, const char *why)
 	return 0;
 }
 
-static void act_remount_ro(const struct fserrd_fault *f, const char *why)
+void fserrd_remount_ro(const struct fserrd_fault *f, const char *why)
 {
 	/* If there are only bind mounts of a subdirectory, any of them will do. */
 	const char *target = *f->first_mount ? f->first_mount : f->any_mount;
@@ -219,657 +220,6 @@ static void act_remount_ro(const struct fserrd_fault *f, const char *why)
 	remount_ro(target, why);
 }
 
-/*
- * The fsck program @name in the system's directories, never through the
- * PATH fserrd was started with; NULL if it is not installed.
- */
-static const char *find_program(const char *name, char *buf, size_t size)
-{
-	static const char *const dirs[] = { "/usr/sbin", "/sbin", "/usr/bin", "/bin" };
-	size_t i;
-
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(buf, size, "%s/%s", dirs[i], name);
-		if (!access(buf, X_OK))
-			return buf;
-	}
-	return NULL;
-}
-
-/*
- * Open @source, the device the repair unmounted, exclusively: as long as
- * this is open, nothing can mount it (and it is not mounted anywhere).
- * Its device number must still be @dev: a card pulled mid-repair and
- * another device that took its name must not be checked or mounted. The
- * descriptor, or a negative errno (-EBUSY: someone else claims it) with
- * the reason in @why.
- */
-static int hold_device(const char *source, dev_t dev, char *why, size_t size)
-{
-	struct stat st;
-	int fd = open(source, O_RDONLY | O_EXCL | O_CLOEXEC);
-	int err = errno;
-
-	if (fd < 0) {
-		snprintf(why, size, "cannot open %s exclusively: %s", source,
-			 err == EBUSY ? "it is in use (mounted again?)" : strerror(err));
-		return -err;
-	}
-	if (fstat(fd, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != dev) {
-		snprintf(why, size, "%s is now %s%u:%u, not %u:%u", source,
-			 S_ISBLK(st.st_mode) ? "" : "not a block device, ",
-			 MAJMIN(st.st_rdev), MAJMIN(dev));
-		close(fd);
-		return -ENODEV;
-	}
-	return fd;
-}
-
-static bool live_superblock(struct fserrd *d, dev_t dev, struct fserr_fs *out);
-
-/*
- * Ask systemd for @secs more to start or stop (EXTEND_TIMEOUT_USEC): a
- * repair that runs while fserrd starts (the first scan comes before
- * READY=1) or stops (SIGTERM waits for the repair) may take longer than
- * the unit's timeouts. With no limit (fsck-timeout 0), a day at a time.
- */
-static void extend_timeout(unsigned int secs)
-{
-	fserrd_notify("EXTEND_TIMEOUT_USEC=%llu",
-		      (unsigned long long)(secs ? secs + 60 : 86400) * 1000000);
-}
-
-/*
- * hold_device() for a repair that resumes at fsck. The fsck of the fserrd
- * that was killed may still run: it holds the device exclusively (fsck.fat
- * through the descriptor fserrd gave it, e2fsck by itself), and a second
- * fsck on the same device at the same time would undo its work. Wait for
- * that claim to go, for up to fsck-timeout (forever with 0), then take it;
- * give up at once if the filesystem is mounted meanwhile (it is not an
- * fsck that holds it then).
- */
-static int hold_device_after(struct fserrd *d, const char *source, dev_t dev,
-			     char *why, size_t size)
-{
-	struct timespec start, now, nap = { 0, 100 * 1000 * 1000 };
-	char secs[32];
-	bool said = false;
-	int fd;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		fd = hold_device(source, dev, why, size);
-		if (fd != -EBUSY || live_superblock(d, dev, NULL))
-			break;
-		if (!said) {
-			fserrd_log("fsck-wait", "device", source, "why",
-				   "claimed by another program (the fsck of the fserrd before?)", NULL);
-			fserrd_notify("STATUS=repairing %u:%u: waiting for the fsck that holds it",
-				      MAJMIN(dev));
-			extend_timeout(d->cfg.fsck_timeout);
-		}
-		said = true;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (d->cfg.fsck_timeout &&
-		    now.tv_sec - start.tv_sec >= (time_t)d->cfg.fsck_timeout) {
-			snprintf(why, size, "%s is still claimed by another program after %s s",
-				 source, num(secs, sizeof(secs), d->cfg.fsck_timeout));
-			break;
-		}
-		nanosleep(&nap, NULL);
-	}
-	if (said && fd >= 0)
-		fserrd_log("fsck-wait-done", "device", source, NULL);
-	return fd;
-}
-
-/* Is @source still the block device @dev? The reason in @why if not. */
-static bool same_device(const char *source, dev_t dev, char *why, size_t size)
-{
-	struct stat st;
-
-	if (stat(source, &st)) {
-		snprintf(why, size, "%s: %s", source, strerror(errno));
-		return false;
-	}
-	if (!S_ISBLK(st.st_mode) || st.st_rdev != dev) {
-		snprintf(why, size, "%s is now %s%u:%u, not %u:%u", source,
-			 S_ISBLK(st.st_mode) ? "" : "not a block device, ",
-			 MAJMIN(st.st_rdev), MAJMIN(dev));
-		return false;
-	}
-	return true;
-}
-
-/* Is @dev mounted at @target in this namespace? */
-static bool mounted_at(dev_t dev, const char *target)
-{
-	struct libmnt_table *tb = fserr_mounts_load(NULL);
-	struct libmnt_fs *fs;
-	bool hit;
-
-	if (!tb)
-		return false;
-	fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
-	hit = fs && mnt_fs_get_devno(fs) == dev;
-	mnt_unref_table(tb);
-	return hit;
-}
-
-/* The fserr state of the superblock of @dev, if one is alive anywhere. */
-static bool live_superblock(struct fserrd *d, dev_t dev, struct fserr_fs *out)
-{
-	struct fserr_fs fs;
-
-	return fserr_fs_find(d->sysfs_fs, dev, out ? out : &fs) == 0;
-}
-
-/* The mount of the filesystem's root among the saved ones. */
-static const struct fserr_saved_mount *saved_primary(const struct fserr_state *st)
-{
-	size_t i;
-
-	for (i = 0; i < st->nr_mounts; i++)
-		if (!strcmp(st->mounts[i].root, "/"))
-			return &st->mounts[i];
-	return NULL;
-}
-
-/* Put one saved mount back; bind mounts come from the primary one. */
-static int mount_saved(const struct fserr_saved_mount *m,
-		       const struct fserr_saved_mount *primary, bool ro, dev_t dev)
-{
-	char options[4096], source[PATH_MAX * 2], msg[256] = "", why[1024];
-	int ret;
-
-	if (mounted_at(dev, m->target))
-		return 0;
-	/* checked before the unmount; again, in case it changed since */
-	if (fserr_mountpoint_check(m->target, why, sizeof(why))) {
-		fserrd_log("mount-refused", "mountpoint", m->target, "why", why, NULL);
-		return -1;
-	}
-	if (m == primary) {
-		/* The device, not whatever took its name since the unmount */
-		if (!same_device(m->source, dev, why, sizeof(why))) {
-			fserrd_log("mount-refused", "mountpoint", m->target, "why", why, NULL);
-			return -1;
-		}
-		snprintf(options, sizeof(options), "%s%s", m->options, ro ? ",ro" : "");
-		ret = do_mount(m->source, m->target, m->fstype, options, MNT_OMODE_IGNORE,
-			       msg, sizeof(msg));
-		if (ret == -EBUSY && !ro) {
-			/*
-			 * The superblock lives on, read-only (errors=remount-ro),
-			 * in another mount namespace, and the kernel does not
-			 * change its read-only state for a new mount: mount it
-			 * read-only rather than leave the mount point empty.
-			 */
-			snprintf(options, sizeof(options), "%s,ro", m->options);
-			ret = do_mount(m->source, m->target, m->fstype, options,
-				       MNT_OMODE_IGNORE, msg, sizeof(msg));
-			if (!ret)
-				fserrd_log("mounted-ro", "mountpoint", m->target, "why",
-					   "the filesystem is read-only in another mount namespace",
-					   NULL);
-		}
-	} else {
-		char *vfs = NULL;
-
-		snprintf(source, sizeof(source), "%s%s", primary->target, m->root);
-		/*
-		 * The bind mount's own flags come back with it: ro, nosuid,
-		 * nodev, noexec, the atime flags (libmount binds, then
-		 * remounts the bind with them).
-		 */
-		if (mnt_split_optstr(m->options, NULL, &vfs, NULL, 0, 0) ||
-		    snprintf(options, sizeof(options), "bind%s%s", vfs && *vfs ? "," : "",
-			     vfs ? vfs : "") >= (int)sizeof(options)) {
-			snprintf(msg, sizeof(msg), "cannot read the saved options");
-			ret = -1;
-		} else {
-			ret = do_mount(source, m->target, NULL, options, MNT_OMODE_IGNORE,
-				       msg, sizeof(msg));
-		}
-		free(vfs);
-	}
-	if (ret)
-		fserrd_log("mount-failed", "mountpoint", m->target, "source", m->source,
-			   "error", msg, NULL);
-	return ret;
-}
-
-/* Mount everything the repair took down; the number that failed. */
-static int mount_all(struct fserr_state *st, dev_t dev)
-{
-	const struct fserr_saved_mount *primary = saved_primary(st);
-	int failed = 0;
-	size_t i;
-
-	if (!primary)
-		return st->nr_mounts;
-	if (mount_saved(primary, primary, st->fsck_failed, dev))
-		return st->nr_mounts;
-	for (i = 0; i < st->nr_mounts; i++)
-		if (&st->mounts[i] != primary && mount_saved(&st->mounts[i], primary, false, dev))
-			failed++;
-	return failed;
-}
-
-/*
- * fsck.fat exits 1 both when it fixed errors and when it gave up (its
- * die() on a read error, a geometry it does not handle, no memory): a
- * read-only check on the device @hold holds tells them apart. True if
- * that check finds the filesystem clean; logs fsck-verify.
- */
-static bool verify_fsck_fat(struct fserrd *d, const char *program, int hold)
-{
-	char *argv[] = { (char *)program, "-n", "/proc/self/fd/3", NULL };
-	char cmd[PATH_MAX + 32], how[64];
-	const char *outcome = NULL;
-	bool timed_out, clean;
-	int status, err;
-
-	snprintf(cmd, sizeof(cmd), "%s -n /proc/self/fd/3", program);
-	/* (the claim goes with it, as with the repair's fsck.fat) */
-	extend_timeout(d->cfg.fsck_timeout);
-	err = run(argv, NULL, hold, d->cfg.fsck_timeout, &status, &timed_out);
-	if (err) {
-		fserrd_log("fsck-verify", "command", cmd, "error", strerror(-err),
-			   "outcome", "not-clean", NULL);
-		return false;
-	}
-	describe_status(status, timed_out, how, sizeof(how));
-	outcome = fserr_fsck_outcome(program, status, timed_out);
-	clean = outcome && !strcmp(outcome, "clean");
-	fserrd_log("fsck-verify", "command", cmd, "result", how,
-		   "outcome", clean ? "clean" : "not-clean", NULL);
-	return clean;
-}
-
-/*
- * Run fsck on the unmounted filesystem; records the outcome in the state.
- * The device is the one fserrd holds (d->held_fd, from the unmount on) or
- * opens now, checked by its number; fsck gets it as descriptor 3 and its
- * name as /proc/self/fd/3, so that it checks that device whatever the name
- * in /dev points to by then. fsck.fat gets fserrd's exclusive hold itself,
- * so that nothing can mount the device under it, not even after fserrd
- * was killed; e2fsck claims the device exclusively itself, so it gets the
- * device without the claim, and the hold is taken again when it ends. The
- * hold is kept (d->held_fd) until the mount back (release_hold()).
- */
-static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary, bool resumed)
-{
-	char *argv[5], how[64], cmd[PATH_MAX + 64], program[64], why[PATH_MAX + 128];
-	dev_t dev = makedev(d->state.major, d->state.minor);
-	const char *outcome;
-	bool timed_out;
-	int status, err, fd, hold;
-
-	/* Whatever happens below, the hold is this function's now */
-	hold = d->held_fd;
-	d->held_fd = -1;
-	if (!fserr_fsck_argv(primary->fstype, "/proc/self/fd/3", argv)) {
-		fserrd_log("fsck-failed", "type", primary->fstype, "error",
-			   "no fsck for this filesystem type", NULL);
-		goto failed;
-	}
-	if (!find_program(argv[0], program, sizeof(program))) {
-		fserrd_log("fsck-failed", "program", argv[0], "error",
-			   "not installed in /usr/sbin, /sbin, /usr/bin or /bin", NULL);
-		goto failed;
-	}
-	argv[0] = program;
-	/* (only a resumed repair can find an fsck of its own still running) */
-	if (hold < 0)
-		hold = resumed ? hold_device_after(d, primary->source, dev, why, sizeof(why)) :
-				 hold_device(primary->source, dev, why, sizeof(why));
-	if (hold < 0) {
-		fserrd_log("fsck-refused", "device", primary->source, "why", why, NULL);
-		goto failed;
-	}
-	if (fserr_fsck_opens_exclusively(program)) {
-		/* The same device, without the claim, which e2fsck takes */
-		snprintf(why, sizeof(why), "/proc/self/fd/%d", hold);
-		fd = open(why, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			fserrd_log("fsck-failed", "device", primary->source,
-				   "error", strerror(errno), NULL);
-			goto failed;
-		}
-		close(hold);
-		hold = -1;
-	} else {
-		/*
-		 * fsck.fat gets the claim itself: if fserrd is killed, the
-		 * fsck.fat that goes on still holds it, and the next fserrd
-		 * waits for it to end (hold_device_after()).
-		 */
-		fd = hold;
-	}
-	snprintf(cmd, sizeof(cmd), "%s %s %s %s", argv[0], argv[1], argv[2], argv[3]);
-	fserrd_log("fsck-start", "command", cmd, "device", primary->source, NULL);
-	fserrd_notify("STATUS=repairing %u:%u: %s running", MAJMIN(dev), argv[0]);
-	extend_timeout(d->cfg.fsck_timeout);
-	err = run(argv, NULL, fd, d->cfg.fsck_timeout, &status, &timed_out);
-	if (hold < 0) {
-		/* e2fsck's claim is gone: fserrd's again, on the same device */
-		snprintf(why, sizeof(why), "/proc/self/fd/%d", fd);
-		hold = open(why, O_RDONLY | O_EXCL | O_CLOEXEC);
-		close(fd);
-	}
-	if (err) {
-		fserrd_log("fsck-failed", "command", cmd, "error", strerror(-err), NULL);
-		goto failed;
-	}
-	describe_status(status, timed_out, how, sizeof(how));
-	outcome = fserr_fsck_outcome(argv[0], status, timed_out);
-	if (outcome && hold < 0) {
-		/* Mounted by someone while fsck ran: its work cannot be trusted */
-		fserrd_log("fsck-done", "command", cmd, "result", how, "outcome", "void",
-			   "why", "the device was claimed while fsck ran", NULL);
-		goto failed;
-	}
-	fserrd_log("fsck-done", "command", cmd, "result", how,
-		   "outcome", outcome ? outcome : "not-repaired", NULL);
-	if (outcome && !strcmp(outcome, "repaired") && !fserr_fsck_opens_exclusively(program) &&
-	    !verify_fsck_fat(d, program, hold))
-		goto failed;
-	d->state.fsck_failed = !outcome;
-	d->held_fd = hold;
-	return;
-failed:
-	d->state.fsck_failed = true;
-	d->held_fd = hold;
-}
-
-/* Let go of the device before it is mounted back (mount claims it). */
-static void release_hold(struct fserrd *d)
-{
-	if (d->held_fd >= 0)
-		close(d->held_fd);
-	d->held_fd = -1;
-}
-
-/*
- * A filesystem that records its errors on disk (ext2) reports the record
- * again when it is mounted after an fsck that could not clear it: that
- * fault is the one the repair just gave up on, not a new one to repair
- * again (which would loop until the repair limit). It is marked handled,
- * and said so.
- */
-static void accept_fault(struct fserrd *d, const struct fserr_fs *fresh)
-{
-	char ino[32], faults[32], devno[32];
-
-	if (fserr_state_set_handled(&d->state, fresh->ino, fresh->fault_count))
-		return;	/* out of memory: the rescan handles it as a new fault */
-	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(fresh->dev));
-	fserrd_log("fault-accepted", "dev", devno,
-		   "ino", num(ino, sizeof(ino), fresh->ino),
-		   "fault_count", num(faults, sizeof(faults), fresh->fault_count),
-		   "why", "repair-incomplete", NULL);
-}
-
-/* After the mounts are back: log the result, end the repair. */
-static void finish_repair(struct fserrd *d, dev_t dev, int failed, const char *how)
-{
-	struct fserr_fs fresh;
-	char buf[32], devno[32];
-	bool live = live_superblock(d, dev, &fresh);
-
-	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(dev));
-	if (failed) {
-		fserrd_log("repair-failed", "dev", devno, "how", how, "why",
-			   "the filesystem could not be mounted again; see the lines above", NULL);
-	} else if (!live) {
-		fserrd_log("repair-failed", "dev", devno, "how", how, "why",
-			   "no fserr state after mounting again", NULL);
-	} else {
-		fserrd_log(d->state.fsck_failed ? "repair-incomplete" : "repaired",
-			   "dev", devno, "how", how,
-			   "mounted", d->state.fsck_failed ? "read-only" : "as-before",
-			   "fs_fault", num(buf, sizeof(buf), fresh.fault), NULL);
-	}
-	fserrd_notify("STATUS=watching; the last repair, of %s: %s", devno,
-		      failed || !live ? "failed" :
-		      d->state.fsck_failed ? "incomplete" : "repaired");
-	/* (also when only some mounts came back) */
-	if (live && d->state.fsck_failed && fresh.fault)
-		accept_fault(d, &fresh);
-	fserr_state_end_repair(&d->state);
-	fserrd_save_state(d);
-}
-
-/* Put back the mounts of an abandoned repair; the fault stays. */
-static void abandon_repair(struct fserrd *d, dev_t dev)
-{
-	release_hold(d);
-	mount_all(&d->state, dev);
-	fserr_state_end_repair(&d->state);
-	fserrd_save_state(d);
-}
-
-/*
- * The options to mount @m with again: its per-mount options (rw or ro as
- * the user mounted it, relatime, nosuid, ...) and the filesystem's own,
- * without the superblock's ro/rw. A superblock that is read-only while
- * the mount is not was made so by the filesystem's errors=remount-ro,
- * whose reason the repair removes. NULL when out of memory.
- */
-static char *restore_options(struct libmnt_fs *m)
-{
-	char *fs_opts, *all = NULL;
-	const char *vfs = mnt_fs_get_vfs_options(m), *fso = mnt_fs_get_fs_options(m);
-
-	fs_opts = strdup(fso ? fso : "");
-	if (!fs_opts)
-		return NULL;
-	mnt_optstr_remove_option(&fs_opts, "ro");
-	mnt_optstr_remove_option(&fs_opts, "rw");
-	if (asprintf(&all, "%s%s%s", vfs ? vfs : "rw", *fs_opts ? "," : "", fs_opts) < 0)
-		all = NULL;
-	free(fs_opts);
-	return all;
-}
-
-/*
- * Unmount @target; 0 or -1 with errno. The process whose read met the
- * error often still has the file open for a moment when the fault is
- * seen: EBUSY is retried for up to a second before the repair falls back
- * to remount-ro.
- */
-static int unmount_patiently(const char *target)
-{
-	struct timespec nap = { 0, 100 * 1000 * 1000 };
-	int tries = 10;
-
-	while (umount2(target, UMOUNT_NOFOLLOW)) {
-		if (errno != EBUSY || !--tries)
-			return -1;
-		nanosleep(&nap, NULL);
-	}
-	return 0;
-}
-
-/*
- * Decide whether the repair of @f goes ahead and, if it does, record every
- * mount of the filesystem and the first step (unmount) in the state, for
- * the save that remembers the fault as handled: a fserrd killed after a
- * save that held the fault but not yet the repair would never repair it.
- */
-static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd_fault *f)
-{
-	struct libmnt_table *tb;
-	struct libmnt_iter *it;
-	struct libmnt_fs *m;
-	char *argv[5];
-	dev_t dev = f->fs.dev;
-
-	if (fserr_state_repairs_since(&d->state, MAJMIN(dev), time(NULL)) >= d->cfg.repair_limit)
-		return FSERRD_REPAIR_OVER_LIMIT;
-	if (!fserr_fsck_argv(f->fstype, f->source, argv))
-		return FSERRD_REPAIR_NO_FSCK;
-	/* Nothing is taken down for an fsck that is not there */
-	if (!find_program(argv[0], d->repair_why, sizeof(d->repair_why))) {
-		snprintf(d->repair_why, sizeof(d->repair_why), "%s", argv[0]);
-		return FSERRD_REPAIR_NO_PROGRAM;
-	}
-	if (!*f->first_mount)
-		return FSERRD_REPAIR_NO_ROOT;
-
-	/* Record every mount of the filesystem before taking any down. */
-	tb = fserr_mounts_load(NULL);
-	it = mnt_new_iter(MNT_ITER_FORWARD);
-	if (!tb || !it) {
-		mnt_free_iter(it);
-		mnt_unref_table(tb);
-		return FSERRD_REPAIR_NO_TABLE;
-	}
-	fserr_state_end_repair(&d->state);
-	while (fserr_mounts_next(tb, it, dev, &m) == 0) {
-		char *options;
-		int ret;
-
-		/*
-		 * Mounting back at a path someone else may change would let
-		 * her choose where root mounts the medium: no repair then.
-		 */
-		if (fserr_mountpoint_check(mnt_fs_get_target(m), d->repair_why,
-					   sizeof(d->repair_why))) {
-			fserr_state_end_repair(&d->state);
-			mnt_free_iter(it);
-			mnt_unref_table(tb);
-			return FSERRD_REPAIR_UNSAFE_TARGET;
-		}
-		options = restore_options(m);
-		ret = options ? fserr_state_add_mount(&d->state, mnt_fs_get_target(m),
-						      f->source, f->fstype,
-						      mnt_fs_get_root(m) ?: "/", options) : -1;
-		free(options);
-		if (ret) {
-			fserr_state_end_repair(&d->state);
-			mnt_free_iter(it);
-			mnt_unref_table(tb);
-			return FSERRD_REPAIR_TOO_MANY_MOUNTS;
-		}
-	}
-	mnt_free_iter(it);
-	mnt_unref_table(tb);
-	d->state.step = FSERR_STEP_UNMOUNT;
-	d->state.major = major(dev);
-	d->state.minor = minor(dev);
-	return FSERRD_REPAIR_GO;
-}
-
-void fserrd_prepare(struct fserrd *d, const struct fserr_action *a,
-		    const struct fserrd_fault *f)
-{
-	d->repair_plan = a->policy == FSERR_REPAIR ? plan_repair(d, f) : FSERRD_REPAIR_GO;
-}
-
-static void act_repair(struct fserrd *d, const struct fserrd_fault *f)
-{
-	char buf[32], limit[32], devno[32], msg[1100];
-	dev_t dev = f->fs.dev;
-	unsigned int done;
-	time_t now = time(NULL);
-	ssize_t i;
-	int fd;
-
-	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(dev));
-	switch (d->repair_plan) {
-	case FSERRD_REPAIR_GO:
-		break;
-	case FSERRD_REPAIR_OVER_LIMIT:
-		done = fserr_state_repairs_since(&d->state, MAJMIN(dev), now);
-		snprintf(msg, sizeof(msg), "repair limit reached: %u repairs of %s in the last hour",
-			 done, devno);
-		fserrd_log("escalate", "dev", devno, "repairs", num(buf, sizeof(buf), done),
-			   "limit", num(limit, sizeof(limit), d->cfg.repair_limit),
-			   "policy", "remount-ro", NULL);
-		act_remount_ro(f, msg);
-		return;
-	case FSERRD_REPAIR_NOT_SAVED:
-		fserrd_log("repair-refused", "dev", devno, "why", "the state file could not be saved",
-			   "policy", "remount-ro", NULL);
-		act_remount_ro(f, "the state file could not be saved");
-		return;
-	case FSERRD_REPAIR_NO_PROGRAM:
-		snprintf(msg, sizeof(msg), "%s is not installed in /usr/sbin, /sbin, /usr/bin or /bin",
-			 d->repair_why);
-		fserrd_log("repair-unsupported", "type", f->fstype, "why", msg,
-			   "policy", "remount-ro", NULL);
-		act_remount_ro(f, msg);
-		return;
-	case FSERRD_REPAIR_NO_FSCK:
-		fserrd_log("repair-unsupported", "type", f->fstype, "policy", "remount-ro", NULL);
-		act_remount_ro(f, "no fsck for this filesystem type");
-		return;
-	case FSERRD_REPAIR_NO_ROOT:
-		act_remount_ro(f, "the filesystem root is not mounted in this namespace");
-		return;
-	case FSERRD_REPAIR_NO_TABLE:
-		fserrd_log("repair-failed", "dev", devno, "why", "cannot read the mount table", NULL);
-		return;
-	case FSERRD_REPAIR_TOO_MANY_MOUNTS:
-		act_remount_ro(f, "too many mounts to record for a repair");
-		return;
-	case FSERRD_REPAIR_UNSAFE_TARGET:
-		fserrd_log("repair-unsafe", "dev", devno, "why", d->repair_why,
-			   "policy", "remount-ro", NULL);
-		snprintf(msg, sizeof(msg), "unsafe mount point: %s", d->repair_why);
-		act_remount_ro(f, msg);
-		return;
-	}
-	/* The state file holds the first step since the fault was saved. */
-	fserrd_pause_point(d);
-	fserrd_log("repair-start", "dev", devno, "device", f->source,
-		   "mountpoints", f->mountpoints, NULL);
-	fserrd_notify("STATUS=repairing %s: unmounting", devno);
-
-	/* Flush, then unmount, the last mount first. */
-	fd = open(f->first_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		syncfs(fd);
-		close(fd);
-	}
-	for (i = d->state.nr_mounts - 1; i >= 0; i--) {
-		if (!unmount_patiently(d->state.mounts[i].target))
-			continue;
-		snprintf(msg, sizeof(msg), "busy: cannot unmount %s (%s); "
-			 "fell back to remount-ro", d->state.mounts[i].target, strerror(errno));
-		fserrd_log("repair-busy", "dev", devno, "mountpoint", d->state.mounts[i].target,
-			   "error", strerror(errno), "policy", "remount-ro", NULL);
-		abandon_repair(d, dev);
-		act_remount_ro(f, msg);
-		return;
-	}
-	if (live_superblock(d, dev, NULL)) {
-		fserrd_log("repair-busy", "dev", devno, "why",
-			   "still mounted elsewhere (another mount namespace)",
-			   "policy", "remount-ro", NULL);
-		abandon_repair(d, dev);
-		act_remount_ro(f, "busy: still mounted in another mount namespace; "
-			       "fell back to remount-ro");
-		return;
-	}
-
-	/* From here until fsck starts, nobody else can mount it. */
-	d->held_fd = hold_device(saved_primary(&d->state)->source, dev, msg, sizeof(msg));
-	d->state.step = FSERR_STEP_FSCK;
-	fserr_state_add_repair(&d->state, MAJMIN(dev), now);
-	fserrd_save_state(d);
-	fserrd_pause_point(d);
-	check_fs(d, saved_primary(&d->state), false);
-
-	d->state.step = FSERR_STEP_MOUNT;
-	fserrd_save_state(d);
-	fserrd_pause_point(d);
-	release_hold(d);
-	finish_repair(d, dev, mount_all(&d->state, dev), "repair");
-}
-
 void fserrd_act(struct fserrd *d, const struct fserr_action *a,
 		const struct fserrd_fault *f)
 {
@@ -880,69 +230,9 @@ void fserrd_act(struct fserrd *d, const struct fserr_action *a,
 		act_exec(d, a, f);
 		break;
 	case FSERR_REMOUNT_RO:
-		act_remount_ro(f, "policy remount-ro");
+		fserrd_remount_ro(f, "policy remount-ro");
 		break;
-	case FSERR_REPAIR:
-		act_repair(d, f);
+	case FSERR_REPAIR:	/* fserrd_repair() */
 		break;
 	}
-}
-
-static bool other_ino(unsigned long long ino, void *data)
-{
-	return ino != (unsigned long long)*(ino_t *)data;
-}
-
-void fserrd_resume(struct fserrd *d)
-{
-	struct fserr_state *st = &d->state;
-	const struct fserr_saved_mount *primary = saved_primary(st);
-	dev_t dev = makedev(st->major, st->minor);
-	char devno[32];
-	struct fserr_fs live;
-
-	if (st->step == FSERR_STEP_NONE)
-		return;
-	snprintf(devno, sizeof(devno), "%u:%u", st->major, st->minor);
-	if (!primary) {
-		fserrd_log("repair-dropped", "dev", devno, "step", fserr_step_name(st->step),
-			   "why", "the state file names no mount of the filesystem root", NULL);
-		fserr_state_end_repair(st);
-		fserrd_save_state(d);
-		return;
-	}
-	fserrd_log("repair-resume", "dev", devno, "step", fserr_step_name(st->step),
-		   "device", primary->source, "mountpoint", primary->target, NULL);
-	if (st->step == FSERR_STEP_MOUNT && live_superblock(d, dev, &live)) {
-		/*
-		 * fsck ran and the filesystem is mounted again: killed while
-		 * the mounts came back. Mount the rest and finish.
-		 */
-		release_hold(d);
-		finish_repair(d, dev, mount_all(st, dev), "resumed-repair");
-		return;
-	}
-	if (live_superblock(d, dev, &live)) {
-		/*
-		 * Not every mount came down (or it was mounted again): mount
-		 * the rest and forget that the fault was handled, so that
-		 * the rescan repairs it from the start.
-		 */
-		fserr_state_keep_handled(st, other_ino, &live.ino);
-		abandon_repair(d, dev);
-		fserrd_log("repair-restart", "dev", devno, "why",
-			   "the filesystem was still mounted; the fault is handled again", NULL);
-		return;
-	}
-	if (st->step != FSERR_STEP_MOUNT) {
-		if (st->step == FSERR_STEP_UNMOUNT)
-			fserr_state_add_repair(st, st->major, st->minor, time(NULL));
-		st->step = FSERR_STEP_FSCK;
-		fserrd_save_state(d);
-		check_fs(d, primary, true);
-		st->step = FSERR_STEP_MOUNT;
-		fserrd_save_state(d);
-	}
-	release_hold(d);
-	finish_repair(d, dev, mount_all(st, dev), "resumed-repair");
 }
