@@ -17,7 +17,6 @@
 #include <linux/netlink.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
@@ -30,7 +29,6 @@
 
 #include "fserrd.h"
 #include "lib/journal.h"
-#include "lib/logline.h"
 #include "lib/uevent.h"
 
 #define DEFAULT_CONFIG "/etc/fserrd.conf"
@@ -199,7 +197,6 @@ static int parse_channels(const char *list)
 	}
 }
 
-
 struct scan {
 	struct fserr_fs *fs;
 	size_t nr, cap;
@@ -320,7 +317,7 @@ static enum fserr_policy handle(struct fserrd *d, struct libmnt_table *tb,
 		return FSERR_LOG;
 	}
 	fserrd_repair_prepare(d, a, &f);
-	if (fserrd_save_state(d))
+	if (fserrd_save_state(d) && a->policy == FSERR_REPAIR)
 		fserrd_repair_not_saved(d);
 	fserrd_log("fault", "type", f.fstype, "device", f.source, "dev", devno,
 		   "mountpoints", *f.mountpoints ? f.mountpoints : "-",
@@ -751,7 +748,8 @@ static int start(struct fserrd *d, sigset_t *waiting)
 	}
 	read_boot_id(boot_id, sizeof(boot_id));
 	fserr_state_init(&d->state, boot_id);
-	fserrd_load_state(d, boot_id);
+	if (fserrd_load_state(d, boot_id) > 0)
+		fserrd_repair_after_reboot(d);
 
 	/*
 	 * The signals are blocked except inside ppoll(): one that comes

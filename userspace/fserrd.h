@@ -3,8 +3,8 @@
  * fserrd's parts: the event loop and the scans (fserrd.c), the policies
  * exec and remount-ro with what they share with the repair (policy.c), the
  * repair's state machine (repair.c), the state file (store.c) and the log
- * (log.c). Only fserrd.c calls the others; repair.c uses policy.c's
- * helpers, store.c and log.c.
+ * (log.c). The calls go one way: fserrd.c calls the others, repair.c
+ * calls policy.c, store.c and log.c, policy.c and store.c call log.c.
  */
 #ifndef FSERRD_H
 #define FSERRD_H
@@ -58,7 +58,7 @@ struct fserrd {
 	/* the repair (repair.c) */
 	enum fserrd_repair_plan repair_plan;
 	char repair_why[1024];		/* FSERRD_REPAIR_UNSAFE_TARGET, _NO_PROGRAM */
-	/* The device of the repair, held exclusively from unmount to fsck, or -1 */
+	/* The device of the repair, held exclusively from the unmount to the mount back, or -1 */
 	int held_fd;
 	/* Testing aid: stop (SIGSTOP) before this repair step, once. */
 	enum fserr_repair_step pause_before;
@@ -84,9 +84,10 @@ int fserrd_save_state(struct fserrd *d);
 
 /*
  * Load the state file: a damaged one is moved aside (and said so); one of
- * another boot keeps only the repair limit's history.
+ * another boot keeps only the repair limit's history and the repair it
+ * was in (for fserrd_repair_after_reboot()), and 1 is returned; else 0.
  */
-void fserrd_load_state(struct fserrd *d, const char *boot_id);
+int fserrd_load_state(struct fserrd *d, const char *boot_id);
 
 /* --- policy.c ------------------------------------------------------------- */
 
@@ -112,9 +113,6 @@ void fserrd_describe_status(int status, bool timed_out, char *buf, size_t size);
 /* mount(8)'s work through libmount; the error, as text, in @msg. */
 int fserrd_do_mount(const char *source, const char *target, const char *fstype,
 		    const char *options, int optmode, char *msg, size_t size);
-
-/* @v as text in @buf, for fserrd_log(); @buf must outlive the call. */
-const char *fserrd_num(char *buf, size_t size, long long v);
 
 /* --- repair.c ------------------------------------------------------------- */
 

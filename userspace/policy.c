@@ -13,24 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fserrd.h"
-#include "lib/fsck.h"
-#include "lib/mountpoint.h"
 
 #define MAJMIN(dev) major(dev), minor(dev)
-
-/* Format a number for fserrd_log(); @buf must outlive the call. */
-const char *fserrd_num(char *buf, size_t size, long long v)
-{
-	snprintf(buf, size, "%lld", v);
-	return buf;
-}
 
 /* Why a program ended, as text. */
 void fserrd_describe_status(int status, bool timed_out, char *buf, size_t size)

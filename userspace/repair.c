@@ -27,6 +27,13 @@
 
 #define MAJMIN(dev) major(dev), minor(dev)
 
+/* Format a number for fserrd_log(); @buf must outlive the call. */
+static const char *num(char *buf, size_t size, long long v)
+{
+	snprintf(buf, size, "%lld", v);
+	return buf;
+}
+
 /* Stop (SIGSTOP) here if the saved step is the one --pause-before named. */
 static void pause_point(struct fserrd *d)
 {
@@ -143,7 +150,7 @@ static int hold_device_after(struct fserrd *d, const char *source, dev_t dev,
 		if (d->cfg.fsck_timeout &&
 		    now.tv_sec - start.tv_sec >= (time_t)d->cfg.fsck_timeout) {
 			snprintf(why, size, "%s is still claimed by another program after %s s",
-				 source, fserrd_num(secs, sizeof(secs), d->cfg.fsck_timeout));
+				 source, num(secs, sizeof(secs), d->cfg.fsck_timeout));
 			break;
 		}
 		nanosleep(&nap, NULL);
@@ -436,8 +443,8 @@ static void accept_fault(struct fserrd *d, const struct fserr_fs *fresh)
 		return;	/* out of memory: the rescan handles it as a new fault */
 	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(fresh->dev));
 	fserrd_log("fault-accepted", "dev", devno,
-		   "ino", fserrd_num(ino, sizeof(ino), fresh->ino),
-		   "fault_count", fserrd_num(faults, sizeof(faults), fresh->fault_count),
+		   "ino", num(ino, sizeof(ino), fresh->ino),
+		   "fault_count", num(faults, sizeof(faults), fresh->fault_count),
 		   "why", "repair-incomplete", NULL);
 }
 
@@ -459,7 +466,7 @@ static void finish_repair(struct fserrd *d, dev_t dev, int failed, const char *h
 		fserrd_log(d->state.fsck_failed ? "repair-incomplete" : "repaired",
 			   "dev", devno, "how", how,
 			   "mounted", d->state.fsck_failed ? "read-only" : "as-before",
-			   "fs_fault", fserrd_num(buf, sizeof(buf), fresh.fault), NULL);
+			   "fs_fault", num(buf, sizeof(buf), fresh.fault), NULL);
 	}
 	fserrd_notify("STATUS=watching; the last repair, of %s: %s", devno,
 		      failed || !live ? "failed" :
@@ -657,7 +664,7 @@ static bool take_down(struct fserrd *d, const struct fserrd_fault *f)
 
 /*
  * The steps, from the one in the state file: each is saved before it runs
- * and may be paused at (--pause-before). @f is the fault of a new repair;
+ * and, in a new repair, may be paused at (--pause-before). @f is the fault of a new repair;
  * NULL when fserrd resumes one that an earlier run began, whose filesystem
  * is then not mounted anywhere (fserrd_repair_resume() saw to that).
  */
@@ -665,16 +672,19 @@ static void run_steps(struct fserrd *d, const struct fserrd_fault *f)
 {
 	struct fserr_state *st = &d->state;
 	dev_t dev = makedev(st->major, st->minor);
+	time_t started = time(NULL);
 
 	for (;;) {
-		pause_point(d);
+		/* (the tests stop a new repair; the next fserrd resumes it) */
+		if (f)
+			pause_point(d);
 		switch (st->step) {
 		case FSERR_STEP_UNMOUNT:
 			/* (resumed: nothing of it is mounted any more) */
 			if (f && !take_down(d, f))
 				return;
 			st->step = FSERR_STEP_FSCK;
-			fserr_state_add_repair(st, MAJMIN(dev), time(NULL));
+			fserr_state_add_repair(st, MAJMIN(dev), started);
 			break;
 		case FSERR_STEP_FSCK:
 			check_fs(d, saved_primary(st), !f);
@@ -706,8 +716,8 @@ void fserrd_repair(struct fserrd *d, const struct fserrd_fault *f)
 		done = fserr_state_repairs_since(&d->state, MAJMIN(dev), now);
 		snprintf(msg, sizeof(msg), "repair limit reached: %u repairs of %s in the last hour",
 			 done, devno);
-		fserrd_log("escalate", "dev", devno, "repairs", fserrd_num(buf, sizeof(buf), done),
-			   "limit", fserrd_num(limit, sizeof(limit), d->cfg.repair_limit),
+		fserrd_log("escalate", "dev", devno, "repairs", num(buf, sizeof(buf), done),
+			   "limit", num(limit, sizeof(limit), d->cfg.repair_limit),
 			   "policy", "remount-ro", NULL);
 		fserrd_remount_ro(f, msg);
 		return;

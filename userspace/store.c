@@ -21,25 +21,25 @@ int fserrd_save_state(struct fserrd *d)
 	return err;
 }
 
-void fserrd_load_state(struct fserrd *d, const char *boot_id)
+int fserrd_load_state(struct fserrd *d, const char *boot_id)
 {
 	char err[256] = "", damaged[PATH_MAX + 16];
 	int ret = fserr_state_load(d->state_path, &d->state, err, sizeof(err));
 
 	if (ret == -ENOENT)
-		return;
+		return 0;
 	if (ret) {
 		snprintf(damaged, sizeof(damaged), "%s.damaged", d->state_path);
 		rename(d->state_path, damaged);
 		fserrd_log("state-damaged", "file", d->state_path,
 			   "error", *err ? err : strerror(-ret), "moved-to", damaged, NULL);
 		fserr_state_init(&d->state, boot_id);
-		return;
+		return 0;
 	}
 	if (!strcmp(d->state.boot_id, boot_id))
-		return;
+		return 0;
 	/* Another boot: its directories and mounts are gone. */
 	d->state.nr_handled = 0;
-	fserrd_repair_after_reboot(d);
 	snprintf(d->state.boot_id, sizeof(d->state.boot_id), "%s", boot_id);
+	return 1;
 }
