@@ -30,7 +30,7 @@ export CC_LOG=$work/cc.log
 tests="uevent_test fsstate_test config_test state_test logline_test mountpoint_test fsck_test
 	journal_test"
 
-tap_plan 18
+tap_plan 19
 build() { # O-DIR MAKE-ARGS...
 	local o=$1
 	shift
@@ -122,6 +122,16 @@ chmod +x "$work/pc"
 check "SYSTEMD=yes without libsystemd: make stops and says what to install" bash -c "
 	! make -s -C '$src' O='$work/o4' SYSTEMD=yes PKG_CONFIG='$work/pc' all >'$work/o4.log' 2>&1 &&
 	grep -q 'install libsystemd-dev' '$work/o4.log' && [ ! -e '$work/o4/fserrd' ]"
+# The unit as systemd reads it: systemd-analyze verify says nothing (it
+# exits 0 even for an unknown key or a bad value, and says so).
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$root/bin" && cp "$(type -P kill)" "$root/bin/kill"
+	check "systemd-analyze verify finds nothing to say about the installed unit" bash -c "
+		out=\$(systemd-analyze verify --man=no --root='$root' '$root/lib/systemd/system/fserrd.service' 2>&1) &&
+		[ -z \"\$out\" ] || { echo \"\$out\"; exit 1; }"
+else
+	skip "systemd-analyze verify finds nothing to say about the installed unit" "no systemd-analyze here"
+fi
 check "fserrctl is never linked with libsystemd" bash -c "
 	grep -q -- '-o $work/o1/fserrctl ' '$work/cc1.log' && ! grep -- '-o $work/o1/fserrctl ' '$work/cc1.log' | grep -q -- -lsystemd"
 tap_done
