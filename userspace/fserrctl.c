@@ -185,13 +185,13 @@ static void set_mountpoint_lines(struct status_ctx *ctx, struct libscols_line *l
 	char *all = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&all, &size);
+	const char *p;
 	int n = 0;
+
 
 	while (f && it && fserr_mounts_next(ctx->tb, it, dev, &m) == 0) {
 		if (!mnt_fs_get_target(m))
 			continue;
-		const char *p;
-
 		if (n++)
 			fputc('\n', f);
 		for (p = mnt_fs_get_target(m); *p; p++) {
@@ -202,11 +202,12 @@ static void set_mountpoint_lines(struct status_ctx *ctx, struct libscols_line *l
 	}
 	if (it)
 		mnt_free_iter(it);
-	if (!f || fclose(f)) {
+	if (!f || fclose(f) || !it) {
+		free(all);
 		ctx->failed = -ENOMEM;
 		return;
 	}
-	/* (none: libsmartcols writes [null], as lsblk does for an unmounted device) */
+	/* (none: libsmartcols writes [null] before util-linux 2.41, [] since) */
 	if (!n || scols_line_refer_data(ln, col, all)) {
 		free(all);
 		if (n)
@@ -289,7 +290,7 @@ static struct libscols_table *status_table(bool json)
 static int cmd_status(int argc, char **argv)
 {
 	struct status_ctx ctx = { .json = false };
-	int err;
+	int err, printed = 0;
 
 	if (argc == 2 && !strcmp(argv[1], "--json"))
 		ctx.json = true;
@@ -317,10 +318,15 @@ static int cmd_status(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	if (ctx.count || ctx.json)
-		scols_print_table(ctx.out);
+		printed = scols_print_table(ctx.out);
 	else if (!err)
 		printf("no filesystem with fserr state under %s\n", sysfs_fs);
 	scols_unref_table(ctx.out);
+	if (printed || fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "fserrctl: cannot write the table: %s\n",
+			strerror(printed < 0 ? -printed : errno));
+		return EXIT_FAILURE;
+	}
 	if (err) {
 		fprintf(stderr, "fserrctl: %s: not every fserr directory could be read (%s)%s\n",
 			sysfs_fs, strerror(-err), ctx.count ? "; the list above is incomplete" : "");

@@ -72,8 +72,8 @@ struct libmnt_fs *fserr_mounts_first(struct libmnt_table *tb, dev_t dev);
 
 /*
  * The next mount of @dev in @tb after @it's position, into @fs: 0, or 1
- * when there is none (libmount's mnt_table_find_next_fs(), matching the
- * device number).
+ * when there is none or libmount fails (mnt_table_find_next_fs(),
+ * matching the device number).
  */
 int fserr_mounts_next(struct libmnt_table *tb, struct libmnt_iter *it, dev_t dev,
 		      struct libmnt_fs **fs);

@@ -161,11 +161,16 @@ static inline void th_bail(struct __test_metadata *m)
 	static void _th_body_##f##_##name(struct __test_metadata *_metadata, \
 					  FIXTURE_DATA(f) *self)
 
-/* One test in a child process; its result from the shared metadata */
-/* Wait for @pid, killing it after TH_TIMEOUT_S seconds: 0, or -1 (errno). */
+/*
+ * Wait for @pid, a process group leader, killing its group after
+ * TH_TIMEOUT_S seconds (a shell a test started with system() goes too):
+ * 0, or -1 (errno). A test that does not die within 10 s more (stuck in
+ * the kernel) ends the program.
+ */
 static inline int th_wait(pid_t pid, int *status, int *timed_out)
 {
 	struct timespec nap = { 0, 5 * 1000 * 1000 }, start, now;
+	long long limit_ns = TH_TIMEOUT_S * 1000000000LL, ns;
 	pid_t got;
 
 	*timed_out = 0;
@@ -177,14 +182,21 @@ static inline int th_wait(pid_t pid, int *status, int *timed_out)
 		if (got < 0)
 			return -1;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (!*timed_out && now.tv_sec - start.tv_sec >= TH_TIMEOUT_S) {
+		ns = (now.tv_sec - start.tv_sec) * 1000000000LL + now.tv_nsec - start.tv_nsec;
+		if (!*timed_out && ns >= limit_ns) {
+			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			*timed_out = 1;
+		}
+		if (*timed_out && ns >= limit_ns + 10 * 1000000000LL) {
+			printf("Bail out! a test killed at its timeout did not die in 10 s\n");
+			exit(1);
 		}
 		nanosleep(&nap, NULL);
 	}
 }
 
+/* One test in a child process; its result from the shared metadata */
 static inline int th_run_one(struct __test_metadata *t, int n)
 {
 	struct __test_metadata *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
@@ -206,6 +218,7 @@ static inline int th_run_one(struct __test_metadata *t, int n)
 	if (!pid) {
 		jmp_buf env;
 
+		setpgid(0, 0);	/* a group of its own, for th_wait() */
 		m->env = &env;
 		if (!setjmp(env))
 			m->fn(m);
@@ -227,7 +240,7 @@ static inline int th_run_one(struct __test_metadata *t, int n)
 	if (!m->done && WIFEXITED(status))
 		printf("# %s: exited with status %d before its end\n", t->name,
 		       WEXITSTATUS(status));
-	if (timed_out)
+	if (timed_out && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 		printf("# %s: killed after the %d s timeout\n", t->name, TH_TIMEOUT_S);
 	else if (WIFSIGNALED(status))
 		printf("# %s: killed by signal %d\n", t->name, WTERMSIG(status));
