@@ -8,6 +8,8 @@
 #   make bench   the benchmarks (tests/bench/): the developer loop, then the
 #                bench kernel's costs and latencies, saved in docs/runs/bench/
 #                and written into docs/benchmarks.md
+#   make rootfs  a Debian arm64 root with systemd and udev for the board
+#                path (cached in build/rootfs/; minutes the first time)
 #
 # Every target installs what it needs first (make deps, as root).
 
@@ -22,7 +24,7 @@ HOST_CC   := gcc
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror
 
 .PHONY: all deps kernel-tree kernel kernel-debug patches initramfs initramfs-debug images host-tools \
-	userspace boot check check-full bench demo install clean distclean
+	userspace boot check check-full bench demo install clean distclean rootfs rootfs-stage2
 
 all: kernel initramfs images
 
@@ -66,6 +68,16 @@ initramfs: kernel-tree images
 
 initramfs-debug: kernel-debug initramfs
 	@+./tests/mkplanted.sh $(GUEST_DEBUG_OBJ) $(GUEST_INITRD) $(GUEST_DEBUG_INITRD)
+
+# A Debian arm64 root with systemd and udev, for the board path (issue 13):
+# build/rootfs/KEY/rootfs.img, cached. tests/mkrootfs.sh runs the first
+# stage here and the second in the guest (rootfs-stage2, its helper).
+rootfs: kernel initramfs
+	@./tests/mkrootfs.sh
+
+rootfs-stage2:
+	@./qemu/run.sh --card $(ROOTFS_IMAGE) --virtio --smp 2 --timeout 1800 \
+		--append fserr.scenario=rootfs-stage2 --log $(ROOTFS_LOG)
 
 boot: kernel initramfs images
 	@cp --sparse=always $(BUILD)/images/card-fat32.img $(BUILD)/boot-card.img

@@ -11,7 +11,7 @@ host_pkgs=(
 	linux-source-6.1 xz-utils git make bc bison flex libssl-dev libelf-dev
 	cpio ccache gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm mtools dosfstools e2fsprogs fdisk python3 python3-ply python3-git
-	libmount-dev libsmartcols-dev libsystemd-dev pkgconf clang perl gnuplot-nox
+	libmount-dev libsmartcols-dev libsystemd-dev pkgconf clang perl gnuplot-nox debootstrap
 )
 # arm64 libraries to cross-link the guest's programs against.
 arm64_pkgs=(libmount-dev:arm64 libsmartcols-dev:arm64)
