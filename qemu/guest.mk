@@ -3,7 +3,8 @@
 # exports these to qemu/run.sh and the test scripts.
 
 # Kernel: allnoconfig + these fragments (kernel/build.sh checks none is dropped)
-GUEST_CONFIGS := kernel/configs/guest.config kernel/configs/fserr.config
+GUEST_CONFIGS := kernel/configs/guest.config kernel/configs/systemd.config \
+                 kernel/configs/fserr.config
 GUEST_OBJ     := build/obj
 GUEST_KERNEL  := $(GUEST_OBJ)/arch/arm64/boot/Image
 GUEST_INITRD  := build/initramfs.cpio.gz
