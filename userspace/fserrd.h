@@ -32,6 +32,7 @@ struct fserrd_fault {
 /* What fserrd_repair_prepare() decided for a repair */
 enum fserrd_repair_plan {
 	FSERRD_REPAIR_GO,
+	FSERRD_REPAIR_MEDIA_ERROR,	/* remount-ro: the device failed I/O */
 	FSERRD_REPAIR_OVER_LIMIT,	/* escalated to remount-ro */
 	FSERRD_REPAIR_NO_FSCK,		/* remount-ro */
 	FSERRD_REPAIR_NO_PROGRAM,	/* remount-ro: repair_why names the fsck */

@@ -543,6 +543,15 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 	char *argv[5];
 	dev_t dev = f->fs.dev;
 
+	/*
+	 * A read or write the device failed (EIO) is not something fsck can
+	 * mend: on a failing card it reads metadata that may come back
+	 * wrong and writes over what is left. FAT reports a directory block
+	 * it could not read as EIO and then as a corrupted directory
+	 * (EUCLEAN), so either errno may be the EIO.
+	 */
+	if (f->fs.first_errno == EIO || f->fs.last_errno == EIO)
+		return FSERRD_REPAIR_MEDIA_ERROR;
 	if (fserr_state_repairs_since(&d->state, MAJMIN(dev), time(NULL)) >= d->cfg.repair_limit)
 		return FSERRD_REPAIR_OVER_LIMIT;
 	if (!fserr_fsck_argv(f->fstype, f->source, argv))
@@ -720,6 +729,14 @@ void fserrd_repair(struct fserrd *d, const struct fserrd_fault *f)
 			   "limit", num(limit, sizeof(limit), d->cfg.repair_limit),
 			   "policy", "remount-ro", NULL);
 		fserrd_remount_ro(f, msg);
+		return;
+	case FSERRD_REPAIR_MEDIA_ERROR:
+		fserrd_log("media-error", "dev", devno, "device", f->source,
+			   "first_error", fserr_errno_name(f->fs.first_errno),
+			   "last_error", fserr_errno_name(f->fs.last_errno),
+			   "policy", "remount-ro", NULL);
+		fserrd_remount_ro(f, "the device failed a read or write (EIO): "
+			       "not checked, fsck on a failing medium can make it worse");
 		return;
 	case FSERRD_REPAIR_NOT_SAVED:
 		fserrd_log("repair-refused", "dev", devno, "why", "the state file could not be saved",

@@ -29,6 +29,7 @@ static const struct {
 	{ "mounted-ro", LOG_WARNING, FSERR_MESSAGE_REMOUNTED_RO },
 	/* a repair that cannot go on, or its policy cannot act */
 	{ "escalate", LOG_WARNING, NULL },
+	{ "media-error", LOG_ERR, NULL },
 	{ "repair-busy", LOG_WARNING, NULL },
 	{ "repair-unsupported", LOG_WARNING, NULL },
 	{ "repair-unsafe", LOG_ERR, NULL },

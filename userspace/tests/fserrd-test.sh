@@ -68,7 +68,7 @@ stop() {
 	return $rc
 }
 
-tap_plan 39
+tap_plan 41
 : >"$work/conf"
 man=$(dirname "$0")/../man/fserrd.8
 check "--help and fserrd.8 name the same options" bash -c \
@@ -136,7 +136,19 @@ echo 5 >"$work/sys/fat/sdz1/fault_count"
 start "$work/log6"
 check "repair of a filesystem not mounted here says so and changes nothing" wait_for "$work/log6" \
 	'remount-ro-impossible .*why="not mounted in this mount namespace"'
+# (the fake's last errno is EIO: a device that failed I/O is not checked)
+check "repair after an EIO: media-error, remount-ro instead of fsck" wait_for "$work/log6" \
+	'media-error dev=4000:7 device=sdz1 first_error=EUCLEAN last_error=EIO policy=remount-ro$'
 stop
+# corruption alone (EUCLEAN, twice): no media-error
+echo 117 >"$work/sys/fat/sdz1/last_errno"
+echo 6 >"$work/sys/fat/sdz1/fault_count"
+start "$work/log6b"
+check "repair after corruption alone: acted on, and no media-error" bash -c \
+	"$(declare -f wait_for); wait_for '$work/log6b' 'remount-ro-impossible|repair-unsupported' &&
+	 ! grep media-error '$work/log6b'"
+stop
+echo 5 >"$work/sys/fat/sdz1/last_errno"
 
 # SIGHUP: a broken file is refused and the old policy stays
 printf 'default log\n' >"$work/conf"
