@@ -310,3 +310,41 @@ fuzz() {
 	fuzz_volume "$1" "$2" || return 1
 	run_tap "$1" fuzz_walk "$1" "$2" "$3" "/tmp/fuzz-$1.img" "$4" "$5" $_v
 }
+
+# --- the end of a run ----------------------------------------------------------
+
+# guest_end: what follows the TAP in every guest (/init, and the board
+# card's test): on the debug kernel a kmemleak scan, then the kernel log
+# and the end marker.
+guest_end() {
+	# On the debug kernel, kmemleak: it reports no object younger than 5 s and
+	# none whose contents changed since its previous scan, and its first scan
+	# of its own comes a minute after boot. So scan, wait past that age, scan
+	# again: what the second scan still finds unreferenced is reported.
+	# (debugfs may be mounted already: the planted-bugs scenario uses it.)
+	# A kmemleak that cannot scan (it disables itself when it runs out of
+	# objects) would find nothing quietly: say so in the log check's words.
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	if grep -q 'fserr\.kernel=debug' /proc/cmdline; then
+		read -r t0 _ </proc/uptime
+		if ! { echo scan >/sys/kernel/debug/kmemleak && read -r t1 _ </proc/uptime &&
+		       sleep 6 && read -r t2 _ </proc/uptime &&
+		       echo scan >/sys/kernel/debug/kmemleak && read -r t3 _ </proc/uptime &&
+		       cat /sys/kernel/debug/kmemleak >/tmp/kmemleak; }; then
+			echo "BUG: kmemleak could not scan at the end of the run" >/dev/kmsg
+		else
+			echo "# kmemleak: scans took $t0..$t1 and $t2..$t3 s of uptime"
+		fi
+	fi
+	read -r t0 _ </proc/uptime
+	echo "# uptime at the end of the run: $t0 s"
+	echo "@@FSERR-DMESG"
+	# Error storms repeat one line thousands of times; say so once. (The
+	# board's dmesg is util-linux's, which adds times unless told not to;
+	# busybox's knows no --notime.)
+	{ dmesg --notime 2>/dev/null || dmesg; } | awk '$0 == prev { n++; next }
+		{ if (n) print "[repeated " n " more times]"; n = 0; print; prev = $0 }
+		END { if (n) print "[repeated " n " more times]" }'
+	[ -s /tmp/kmemleak ] && cat /tmp/kmemleak
+	echo "@@FSERR-END"
+}
