@@ -2,8 +2,8 @@
 # Boot the test guest with an SD card and print its console.
 #
 #   qemu/run.sh [--card IMG] [--blkdebug RULES] [--virtio] [--append ARGS]
-#               [--smp CPUS] [--icount] [--timeout SECONDS] [--log FILE]
-#               [--interactive]
+#               [--smp CPUS] [--icount] [--no-initrd] [--timeout SECONDS]
+#               [--log FILE] [--interactive]
 #
 # The card sits on the sdhci-pci controller (/dev/mmcblk0); with --virtio
 # the same image is a virtio-blk disk instead (/dev/vda). With --blkdebug,
@@ -14,7 +14,9 @@
 # the guest's clock count instructions (QEMU's -icount shift=0: one
 # nanosecond per instruction, idle time skipped), so that a time the guest
 # measures is the work it did, whatever else the host was doing: make
-# bench's cost benchmarks use it. Without
+# bench's cost benchmarks use it. --no-initrd boots without the
+# initramfs, as a board boots its root from the card (--append names it:
+# root=/dev/mmcblk0p2 rootwait; tests/mkboard.sh). Without
 # --interactive the guest runs unattended: its console goes to stdout (and
 # to --log), the host kills it after --timeout, and the exit status says
 # only whether the guest ended by itself (0) or timed out (124); a guest
@@ -27,7 +29,7 @@ set -euo pipefail
 : "${GUEST_KERNEL:?}" "${GUEST_INITRD:?}" "${GUEST_APPEND:?}"
 
 card='' blkdebug='' virtio=false append='' smp='' icount=false timeout=300 log=/dev/null
-interactive=false
+interactive=false initrd=true
 while [ $# -gt 0 ]; do
 	case $1 in
 	--card) card=$2; shift 2 ;;
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--icount) icount=true; shift ;;
+	--no-initrd) initrd=false; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--interactive) interactive=true; shift ;;
@@ -47,7 +50,8 @@ for f in "$GUEST_KERNEL" "$GUEST_INITRD" ${card:+"$card"} ${blkdebug:+"$blkdebug
 	[ -f "$f" ] || { echo "qemu/run.sh: $f is missing (make kernel initramfs images)" >&2; exit 2; }
 done
 
-args=(-kernel "$GUEST_KERNEL" -initrd "$GUEST_INITRD" -append "$GUEST_APPEND $append")
+args=(-kernel "$GUEST_KERNEL" -append "$GUEST_APPEND $append")
+! $initrd || args+=(-initrd "$GUEST_INITRD")
 [ -n "$smp" ] && args+=(-smp "$smp")	# the last -smp counts
 ! $icount || args+=(-icount shift=0,sleep=off)
 if [ -n "$card" ]; then

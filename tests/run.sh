@@ -83,16 +83,18 @@ run_host_tests() {
 # STREAMS is the number of TAP streams its guest starts. APPEND adds to
 # the kernel command line (fserr.enable=0). ICOUNT=1 gives the guest a
 # clock that counts instructions (qemu/run.sh --icount; make bench's cost
-# benchmarks).
+# benchmarks). BOOT=board boots the board card (build/board/card.img, made
+# by make board: a Debian root with systemd on p2) instead of the
+# initramfs; its guest half is on the card.
 scenario_settings() { # FILE VARIANT: one per line
 	(. "$1"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
 		"${SMP:-1}" "${KERNELS:-$2}" "${PLANTED:-}" "${STREAMS:-}" "${APPEND:-}" \
-		"${ICOUNT:-0}")
+		"${ICOUNT:-0}" "${BOOT:-initramfs}")
 }
 
 run_scenario() { # FILE KERNEL-VARIANT
 	local file=$1 variant=$2 name dir card device factor smp planted streams extra
-	local status qemu_args=() append v
+	local status qemu_args=() append v src
 	name=$(basename "$file" .sh)
 	dir=$runs/$variant/$name
 	[ "$variant" = plain ] || name=$variant/$name
@@ -107,7 +109,14 @@ run_scenario() { # FILE KERNEL-VARIANT
 	append="fserr.scenario=$(basename "$file" .sh) fserr.tier=$tier fserr.kernel=$variant"
 	append+="${FSERR_FUZZ:+ fserr.fuzz=$FSERR_FUZZ}"
 	append+="${extra:+ $extra}"
-	cp --sparse=always "$top/build/images/card-$card.img" "$dir/card.img"
+	src=$top/build/images/card-$card.img
+	if [ "${v[9]}" = board ]; then
+		src=$top/build/board/card.img
+		qemu_args+=(--no-initrd)
+		# (systemd's own status lines would interleave with the TAP)
+		append="root=/dev/mmcblk0p2 rootwait rw systemd.show_status=0 $append"
+	fi
+	cp --sparse=always "$src" "$dir/card.img"
 	# prepare() damages the card and may write blkdebug.conf for QEMU.
 	if ! (PATH=$host_bin:$PATH; . "$top/tests/lib/host.sh"; . "$file"; prepare "$dir/card.img" "$dir") >"$dir/prepare.log" 2>&1; then
 		result FAIL "$name: prepare the card (see ${dir#"$top"/}/prepare.log)"
