@@ -7,10 +7,11 @@
 # debootstrap's first stage runs here (--foreign: download and unpack); the
 # second stage runs Debian's arm64 programs, so it runs inside the test
 # guest, booted with the image as a virtio disk (tests/rootfs/stage2.sh).
-# The result is cached in build/rootfs/KEY/rootfs.img, KEY a hash of the
-# package list, the suite and this script and the guest half, and made
-# again only when one of them changes. The mirror is the one this
-# machine's apt uses for the suite.
+# The result is cached in build/rootfs/KEY/rootfs.img, KEY a hash of what
+# goes into it (the suite, the package list, debootstrap's options, the
+# image's size and type, the guest half), and made again only when one of
+# them changes; build/rootfs/latest links to the last one made or found.
+# The mirror is the one this machine's apt uses for the suite.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,10 +54,13 @@ mirror() {
 url=$(mirror | head -n 1)
 [ -n "$url" ] || die "no 'deb' source for $suite in /etc/apt: cannot tell which mirror to use"
 
-key=$( { echo "$suite $packages $size"; cat "$0" "$top/tests/rootfs/stage2.sh"; } |
+bootstrap=(--foreign --arch=arm64 --variant=minbase)
+fstype=ext2
+key=$( { echo "$suite $packages ${bootstrap[*]} $size $fstype"; cat "$top/tests/rootfs/stage2.sh"; } |
 	sha256sum | cut -c1-16)
 dir=$top/build/rootfs/$key
 if [ -f "$dir/done" ]; then
+	ln -sfn "$key" "$top/build/rootfs/latest"
 	say "up to date: ${dir#"$top"/}/rootfs.img"
 	exit 0
 fi
@@ -64,11 +68,11 @@ rm -rf "$dir"
 mkdir -p "$dir"
 say "first stage on the host: debootstrap --foreign $suite arm64 from $url"
 t0=$(date +%s)
-debootstrap --foreign --arch=arm64 --variant=minbase --include="$packages" \
+debootstrap "${bootstrap[@]}" --include="$packages" \
 	"$suite" "$dir/tree" "$url" >"$dir/stage1.log" 2>&1 ||
 	{ tail -n 20 "$dir/stage1.log" >&2; die "the first stage failed (${dir#"$top"/}/stage1.log)"; }
 say "first stage: $(( $(date +%s) - t0 )) s, $(du -sm "$dir/tree" | cut -f1) MB"
-mke2fs -q -t ext2 -L debian-root -d "$dir/tree" "$dir/rootfs.img" "$size"
+mke2fs -q -t "$fstype" -L debian-root -d "$dir/tree" "$dir/rootfs.img" "$size"
 rm -rf "$dir/tree"
 
 say "second stage in the guest (minutes; its progress follows)"
@@ -82,4 +86,5 @@ if ! grep -q '^@@ROOTFS-OK' "$dir/stage2.log"; then
 fi
 say "second stage: $(( $(date +%s) - t0 )) s"
 touch "$dir/done"
+ln -sfn "$key" "$top/build/rootfs/latest"
 say "done: ${dir#"$top"/}/rootfs.img"
