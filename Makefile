@@ -10,6 +10,7 @@
 #                and written into docs/benchmarks.md
 #   make rootfs  a Debian arm64 root with systemd and udev for the board
 #                path (cached in build/rootfs/; minutes the first time)
+#   make board   the board card: FAT32 data and that root with fserrd
 #
 # Every target installs what it needs first (make deps, as root).
 
@@ -24,7 +25,7 @@ HOST_CC   := gcc
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror
 
 .PHONY: all deps kernel-tree kernel kernel-debug patches initramfs initramfs-debug images host-tools \
-	userspace boot check check-full bench demo install clean distclean rootfs rootfs-stage2
+	userspace boot check check-full bench demo install clean distclean rootfs rootfs-stage2 board
 
 all: kernel initramfs images
 
@@ -79,6 +80,12 @@ rootfs-stage2:
 	@./qemu/run.sh --card $(ROOTFS_IMAGE) --virtio --smp 2 --timeout 1800 \
 		--append fserr.scenario=rootfs-stage2 --log $(ROOTFS_LOG)
 
+# The board card, build/board/card.img (tests/mkboard.sh): p1 FAT32 data,
+# p2 a copy of that root with fserrd, its unit, rule and policy installed
+# and the board test. The board scenario boots it without an initramfs.
+board: rootfs images initramfs
+	@+./tests/mkboard.sh $(BUILD)/rootfs/latest/rootfs.img $(BUILD)/board/card.img
+
 boot: kernel initramfs images
 	@cp --sparse=always $(BUILD)/images/card-fat32.img $(BUILD)/boot-card.img
 	@echo "boot: the SD card is a fresh copy of card-fat32.img; Ctrl-a x quits QEMU"
@@ -97,7 +104,7 @@ export FSERR_TIER
 export FSERR_JOBS
 
 CHECK_PREREQS := kernel $(if $(filter debug,$(FSERR_KERNELS)),kernel-debug initramfs-debug) \
-	initramfs images host-tools
+	initramfs images host-tools board
 
 # The prerequisites are built side by side (make -j): each kernel build
 # runs its own -j<nproc>, and the two kernels' serial steps (configuration,

@@ -13,8 +13,9 @@ host_pkgs=(
 	qemu-system-arm mtools dosfstools e2fsprogs fdisk python3 python3-ply python3-git
 	libmount-dev libsmartcols-dev libsystemd-dev pkgconf clang perl gnuplot-nox debootstrap
 )
-# arm64 libraries to cross-link the guest's programs against.
-arm64_pkgs=(libmount-dev:arm64 libsmartcols-dev:arm64)
+# arm64 libraries to cross-link the guest's programs against (libsystemd
+# for the board card's fserrd only, tests/mkboard.sh).
+arm64_pkgs=(libmount-dev:arm64 libsmartcols-dev:arm64 libsystemd-dev:arm64)
 # arm64 packages that are unpacked into the guest, not installed: the
 # shell, and the fsck programs (with their libraries) that fserrd's repair
 # policy runs.

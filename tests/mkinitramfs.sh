@@ -38,9 +38,10 @@ $cc "${cflags[@]}" -o "$work/root/tests/fscorrupt" "$top/tests/fscorrupt/fscorru
 # library, and fserrd's repair runs fsck.fat and e2fsck from Debian's arm64
 # packages: add the arm64 loader and every library they need, found through
 # readelf in the unpacked packages first, then in the arm64 libraries that
-# 'make deps' installed.
+# 'make deps' installed. No libsystemd here: the busybox guest has no
+# systemd (the board card's fserrd has it, tests/mkboard.sh).
 PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
-	make -s -C "$top/userspace" O="$top/build/userspace/arm64" CC=$cc WERROR=1 >/dev/null
+	make -s -C "$top/userspace" O="$top/build/userspace/arm64" CC=$cc SYSTEMD=no WERROR=1 >/dev/null
 mkdir -p "$work/root/lib/aarch64-linux-gnu" "$work/root/usr/sbin" "$work/root/sbin" "$work/fsck"
 cp "$top/build/userspace/arm64/fserrctl" "$top/build/userspace/arm64/fserrd" "$work/root/usr/sbin/"
 for p in dosfstools e2fsprogs libext2fs2 libcom-err2 libblkid1 libuuid1; do
