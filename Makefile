@@ -103,8 +103,12 @@ export FSERR_TIER
 # How many guests run side by side (one per core by default).
 export FSERR_JOBS
 
+# The board card (make rootfs: debootstrap from the Debian mirror, its
+# second stage in a guest) only when the board scenario runs: all
+# scenarios, or SCENARIOS names it.
 CHECK_PREREQS := kernel $(if $(filter debug,$(FSERR_KERNELS)),kernel-debug initramfs-debug) \
-	initramfs images host-tools board
+	initramfs images host-tools \
+	$(if $(or $(if $(SCENARIOS),,all),$(filter board,$(SCENARIOS))),board)
 
 # The prerequisites are built side by side (make -j): each kernel build
 # runs its own -j<nproc>, and the two kernels' serial steps (configuration,

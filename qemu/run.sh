@@ -46,12 +46,15 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-for f in "$GUEST_KERNEL" "$GUEST_INITRD" ${card:+"$card"} ${blkdebug:+"$blkdebug"}; do
+for f in "$GUEST_KERNEL" ${card:+"$card"} ${blkdebug:+"$blkdebug"}; do
 	[ -f "$f" ] || { echo "qemu/run.sh: $f is missing (make kernel initramfs images)" >&2; exit 2; }
 done
 
 args=(-kernel "$GUEST_KERNEL" -append "$GUEST_APPEND $append")
-! $initrd || args+=(-initrd "$GUEST_INITRD")
+if $initrd; then
+	[ -f "$GUEST_INITRD" ] || { echo "qemu/run.sh: $GUEST_INITRD is missing (make initramfs)" >&2; exit 2; }
+	args+=(-initrd "$GUEST_INITRD")
+fi
 [ -n "$smp" ] && args+=(-smp "$smp")	# the last -smp counts
 ! $icount || args+=(-icount shift=0,sleep=off)
 if [ -n "$card" ]; then

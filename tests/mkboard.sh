@@ -91,7 +91,8 @@ debugfs -w -f "$work/debugfs.cmds" "$work/root.img" >"$work/debugfs.log" 2>&1
 # (debugfs echoes each command as "debugfs: COMMAND" and says which inode
 # a write allocated)
 if grep -vE '^(debugfs[: ]|Allocated inode: [0-9]+$|$)' "$work/debugfs.log" |
-	grep -vE 'File not found by ext2_lookup|Ext2 directory already exists' | grep .; then
+	grep -vE '^(rm: File not found by ext2_lookup |(ext2fs_)?mkdir: Ext2 directory already exists)' |
+	grep .; then
 	die "debugfs could not install everything (${work#"$top"/}/debugfs.log)"
 fi
 e2fsck -fn "$work/root.img" >"$work/e2fsck.log" 2>&1 ||

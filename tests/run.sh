@@ -112,6 +112,10 @@ run_scenario() { # FILE KERNEL-VARIANT
 	src=$top/build/images/card-$card.img
 	if [ "${v[9]}" = board ]; then
 		src=$top/build/board/card.img
+		if ! [ -f "$src" ]; then
+			result FAIL "$name: no board card ${src#"$top"/} (make board)"
+			return
+		fi
 		qemu_args+=(--no-initrd)
 		# (systemd's own status lines would interleave with the TAP)
 		append="root=/dev/mmcblk0p2 rootwait rw systemd.show_status=0 $append"

@@ -544,11 +544,12 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 	dev_t dev = f->fs.dev;
 
 	/*
-	 * A read or write the device failed (EIO) is not something fsck can
-	 * mend: on a failing card it reads metadata that may come back
-	 * wrong and writes over what is left. FAT reports a directory block
-	 * it could not read as EIO and then as a corrupted directory
-	 * (EUCLEAN), so either errno may be the EIO.
+	 * An I/O error of the device (EIO) is not something fsck can mend:
+	 * on a failing card it reads metadata that may come back wrong and
+	 * writes over what is left. A directory block FAT could not read can
+	 * also be reported as a corrupted directory (EUCLEAN) after the EIO,
+	 * so either errno may be the EIO. (Only the first and the last are
+	 * kept: an EIO between two corruptions is not seen.)
 	 */
 	if (f->fs.first_errno == EIO || f->fs.last_errno == EIO)
 		return FSERRD_REPAIR_MEDIA_ERROR;
@@ -735,7 +736,7 @@ void fserrd_repair(struct fserrd *d, const struct fserrd_fault *f)
 			   "first_error", fserr_errno_name(f->fs.first_errno),
 			   "last_error", fserr_errno_name(f->fs.last_errno),
 			   "policy", "remount-ro", NULL);
-		fserrd_remount_ro(f, "the device failed a read or write (EIO): "
+		fserrd_remount_ro(f, "the device returned an I/O error (EIO): "
 			       "not checked, fsck on a failing medium can make it worse");
 		return;
 	case FSERRD_REPAIR_NOT_SAVED:
