@@ -22,7 +22,8 @@
 #   media   the kernel's MMC fault injection fails the card's requests:
 #           one failure is retried away; a directory read that fails for
 #           good raises fs_fault with EIO, and fserrd (policy repair)
-#           remounts /data read-only instead of running fsck on it.
+#           remounts /data read-only instead of running fsck on it; so
+#           does a FAT sector that cannot be read.
 export PATH=/tests:/usr/sbin:/usr/bin:/sbin:/bin
 . /tests/guest.sh
 
@@ -93,7 +94,7 @@ data_ok() { # the volume is back: read-write, fs_fault 0, files intact
 }
 
 guest() {
-	tap_begin board 33
+	tap_begin board 36
 
 	# --- boot
 	t "the root is the card's second partition, ext2" expect_eq "/dev/mmcblk0p2 ext2" \
@@ -214,6 +215,14 @@ HOLD
 	t "fserrd started again, policy repair" until_true 60 unit_is active
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	fail=/sys/kernel/debug/mmc0/fail_mmc_request
+	# In a failure window every request of the card fails, the root's too,
+	# so nothing but the listing may need the card: no uevent (nonotify:
+	# udevd and systemd would act on it) and fserrd stopped (SIGSTOP; it
+	# sees the fault when it goes on). Seen before: with both running, the
+	# window met reads of p2 and a write of its first block (ext2's
+	# superblock).
+	mount -o remount,nonotify /data
+	_main=$(systemctl show -p MainPID --value fserrd.service)
 	echo 0 >$fail/verbose
 	echo 1 >$fail/interval
 	_errors=$(cat $FAT/error_count)
@@ -243,10 +252,12 @@ HOLD
 	sync
 	blockdev --flushbufs /dev/$DATA
 	io_count _p2 mmcblk0p2
+	kill -STOP $_main
 	echo 100 >$fail/probability
 	_listing=$(echo /data/WALK/*)
 	echo 0 >$fail/probability
 	io_count _p2b mmcblk0p2
+	kill -CONT $_main
 	t "a directory the card cannot read: fs_fault 1, first_errno 5 (EIO)" sh -c \
 		"echo '$_listing'; [ \$(cat $FAT/fs_fault) = 1 ] && [ \$(cat $FAT/first_errno) = 5 ]"
 	# (fserrd's remount-ro says why it did it)
@@ -259,13 +270,38 @@ HOLD
 		 grep -q ' /data vfat ro,' /proc/mounts"
 	t "... and no fsck ran on the failing card" expect_eq "$_fsck 2" \
 		"$(journalctl -q -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT=fsck-start | grep -c '^FSERR_EVENT=') $(entry_count $id_repaired)"
+	# A FAT sector the card cannot read, on a fresh mount (fresh fserr
+	# state, and the device's cache dropped when the unmount closed it):
+	# FREE.BIN is opened first, so that the failure meets only the read
+	# of its clusters, whose links FAT must read from the card.
+	umount /data && mount -o nonotify /data
+	_media=$(journal_events media-error)
+	exec 3</data/FREE.BIN
+	sync
+	blockdev --flushbufs /dev/$DATA
+	io_count _p2c mmcblk0p2
+	kill -STOP $_main
+	echo 100 >$fail/probability
+	read -r -N 4096 -u 3 _x 2>/dev/null; _status=$?
+	echo 0 >$fail/probability
+	io_count _p2d mmcblk0p2
+	kill -CONT $_main
+	exec 3<&-
+	t "a FAT sector the card cannot read: the read fails, FAT logs 'FAT read failed'" sh -c \
+		"[ $_status != 0 ] && dmesg --notime | grep 'FAT-fs ($DATA): FAT read failed'"
+	t "... fs_fault 1 with EIO on the fresh mount" sh -c \
+		"cat $FAT/fs_fault $FAT/first_errno $FAT/last_errno; [ \$(cat $FAT/fs_fault) = 1 ] &&
+		 [ \$(cat $FAT/first_errno) = 5 ]"
+	t "fserrd: a second media-error, /data read-only again, still no fsck" until_true 30 sh -c \
+		"$(declare -f journal_events); [ \$(journal_events media-error) = $((_media + 1)) ] &&
+		 [ \$(journal_events fsck-start) = $_fsck ] && grep -q ' /data vfat ro,' /proc/mounts"
 	echo 3 >/proc/sys/vm/drop_caches
 	t "the card well again: every file the repairs left alone reads back as the host wrote it" \
 		untouched_files_intact /data 'DATA.BIN|VICTIM2.BIN'
 	# (every request of the host fails in the window, the root's too: it
 	# must have made none, and no I/O error may name a sector of p2)
 	t "the root, on the same card, did no I/O while the card failed, and met no error" sh -c \
-		"echo 'p2 I/O $_p2 -> $_p2b'; [ '$_p2' = '$_p2b' ] &&
+		"echo 'p2 I/O $_p2 -> $_p2b, $_p2c -> $_p2d'; [ '$_p2' = '$_p2b' ] && [ '$_p2c' = '$_p2d' ] &&
 		 [ \$(cat /sys/fs/ext2/mmcblk0p2/error_count) = 0 ] &&
 		 ! dmesg --notime | awk '/I\/O error, dev mmcblk0, sector/ { s = \$6; sub(/,/, \"\", s); if (s + 0 >= $P2_START) print }' | grep ."
 	systemctl stop fserrd.service

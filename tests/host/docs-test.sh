@@ -1,8 +1,9 @@
 #!/bin/bash
 # The generated figures in the docs are those of the saved runs (TAP): in a
 # copy of the tree's files, tests/report.py (README.md, docs/reliability.md,
-# docs/development.md, from docs/runs/*/ with times.tsv) and
-# tests/bench/report.py (docs/benchmarks.md, from docs/runs/bench/) rewrite
+# docs/development.md, from docs/runs/*/ with times.tsv),
+# tests/bench/report.py (docs/benchmarks.md, from docs/runs/bench/) and
+# tests/board/excerpts.py (docs/board-bringup.md, from docs/runs/board/) rewrite
 # their parts; each must finish without an error and change nothing. A
 # report that trips over another report's saved run, or a figure edited by
 # hand, fails here.
@@ -51,9 +52,11 @@ regenerates() { # SCRIPT FILE...: SCRIPT runs cleanly and leaves FILEs as they w
 	done
 }
 
-echo "1..2"
+echo "1..3"
 report "tests/report.py rewrites ${generated[*]} from docs/runs/ unchanged" \
 	regenerates tests/report.py "${generated[@]}"
 report "tests/bench/report.py rewrites ${bench_generated[*]} from docs/runs/bench/ unchanged" \
 	regenerates tests/bench/report.py "${bench_generated[@]}"
+report "tests/board/excerpts.py rewrites docs/board-bringup.md from docs/runs/board/ unchanged" \
+	regenerates tests/board/excerpts.py docs/board-bringup.md
 [ "$bad" -eq 0 ]
