@@ -82,8 +82,8 @@ def excerpts():
     jr = [l[len("# journal: "):] for l in con if l.startswith("# journal: ")]
     first = after(jr, 0, lambda l: " first_errno=5 " in l)
     start = max(i for i in range(first) if "the policy is valid" in jr[i])
-    end = after(jr, after(jr, first + 1, lambda l: " media-error " in l) + 1,
-                lambda l: " remounted-ro " in l)
+    second = after(jr, first + 1, lambda l: " first_errno=5 " in l)  # the FAT sector's
+    end = after(jr, second, lambda l: " remounted-ro " in l)
     journal = [l if len(l) <= WIDTH else l[:WIDTH - 3] + "..." for l in jr[start:end + 1]]
 
     board = [l for l in (SAVED / "results-plain.txt").read_text().splitlines()
