@@ -37,7 +37,9 @@ OWN_OUTPUT = ["docs/benchmarks.md", "docs/runs/bench", "docs/runs/bench.new",
 KERNEL_TREE = TOP / "build" / "linux"
 # The benchmarks a run must have, by the file each is saved in
 TABLES = ["mount-scale", "error-cost", "error-cost-reports", "storm", "window", "cycles",
-          "latency", "memory", "multi-sb"]
+          "latency", "memory", "memory-slab", "multi-sb"]
+# The keys of a bench line whose value is a name, not an integer
+NAME_KEYS = {"cache"}
 # The goals of the benchmark issue, checked against the figures
 GOAL_COST = 1.05
 GOAL_LATENCY = 1.5
@@ -80,6 +82,10 @@ def bench_lines(tap):
             name, row = "latency", {"fs": fs, "channel": channel}
         for w in words[3:]:
             key, eq, value = w.partition("=")
+            if key in NAME_KEYS and eq and value and not value.removeprefix("-").isdigit() \
+                    and all(c.isalnum() or c in "_.:-" for c in value):
+                row[key] = value
+                continue
             if not eq or not value.removeprefix("-").isdigit():
                 die(f"{tap}: malformed bench line: {line}")
             row[key] = int(value)
@@ -109,6 +115,7 @@ FIELDS = {"error-cost": ["fserr", "listener", "ns_per_op", "ops"],
                      "span_ms", "min_gap_us", "last_after_end_ms", "bound"],
           "storm": ["errors", "transitions", "uevents"],
           "memory": ["fserr", "mounts", "slab_before_kb", "slab_after_kb"],
+          "memory-slab": ["fserr", "pass", "mounts", "cache", "objsize", "objects"],
           "multi-sb": ["fserr", "superblocks", "ops", "ns_per_op"],
           "devloop": ["step", "seconds", "cache_hits", "cache_misses"]}
 
@@ -493,6 +500,47 @@ def section_memory(out):
             f"- fserr's share: {diff:.0f} bytes per superblock (goal <= {GOAL_MEMORY}: "
             f"{verdict(diff <= GOAL_MEMORY)}). Slab is counted in kB: {n} mounts give a "
             f"resolution of {1024 / n:.0f} bytes.", ""]
+    section_memory_slab(out, {b: len(v) for b, v in per.items()}, diff)
+
+
+def section_memory_slab(out, passes, slab_diff):
+    """Where fserr's share goes: active objects per cache, the boots compared."""
+    rows = read_tsv("memory-slab")
+    # per boot and cache: the change of each pass (a pass without a line for a
+    # cache did not change it), per mount
+    changes, size = {}, {}
+    for r in rows:
+        if r["fserr"] not in passes:
+            die(f"memory-slab: a row of a boot without memory rows: {r}")
+        if not 0 <= r["pass"] < passes[r["fserr"]]:
+            die(f"memory-slab: pass {r['pass']} of a boot with {passes[r['fserr']]} passes")
+        by_pass = changes.setdefault((r["fserr"], r["cache"]), [0] * passes[r["fserr"]])
+        by_pass[r["pass"]] += r["objects"] / r["mounts"]
+        size[r["cache"]] = r["objsize"]
+    table = []
+    for cache in sorted(size):
+        on = statistics.median(changes.get((1, cache), [0] * passes[1]))
+        off = statistics.median(changes.get((0, cache), [0] * passes[0]))
+        if abs(on - off) >= 0.5:
+            table.append((cache, size[cache], on, off, (on - off) * size[cache]))
+    table.sort(key=lambda t: -abs(t[4]))
+    total = sum(t[4] for t in table)
+    out += ["Where the bytes go: the active objects of each slab cache in /proc/slabinfo,",
+            "read with Slab in the same passes; the change per mount is the median over",
+            "the passes, and a cache is listed when the boots differ by half an object",
+            "per mount or more. Slab counts whole slab pages, the objects only what is",
+            "in use, so the two totals differ by the pages' free room.", "",
+            "| slab cache | object size, bytes | objects per mount, fserr on | "
+            "fserr.enable=0 | difference | bytes per mount |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for cache, objsize, on, off, nbytes in table:
+        out.append(f"| {cache} | {objsize} | {on:.2f} | {off:.2f} | {on - off:+.2f} | "
+                   f"{nbytes:+.0f} |")
+    if not table:
+        die("memory-slab: no cache differs between the boots")
+    out += ["", f"- The listed caches: {total:+.0f} bytes per superblock in objects, against "
+            f"{slab_diff:.0f} bytes of Slab; the largest share is {table[0][0]}'s, "
+            f"{table[0][4]:+.0f} bytes ({table[0][4] / total:.0%}).", ""]
 
 
 def section_multi(out):

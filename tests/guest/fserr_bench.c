@@ -48,13 +48,17 @@
  *            of IMAGE through loop devices set up beforehand, PASSES times
  *            after one pass that is not counted (caches filled the first
  *            time: in a run of 2026-12-06 the first pass showed 3.6 kB per
- *            mount more than the next, in both boots).
+ *            mount more than the next, in both boots). In each pass also
+ *            the change of active objects of every slab cache whose count
+ *            changed (/proc/slabinfo, when the kernel has it): where the
+ *            bytes go.
  * multi      SUPERBLOCKS copies of IMAGE mounted, OPS operations on FILE
  *            of each in turn, timed.
  *
  * Prints TAP (plan first), and for the report one line per figure:
  *   # bench NAME key=N ...
- * with integers only (negative only where said). Exits non-zero when a
+ * with integers only (negative only where said), except the slab cache's
+ * name in memory-slab's cache=NAME. Exits non-zero when a
  * check failed.
  */
 #define _GNU_SOURCE
@@ -1010,6 +1014,55 @@ static long long slab_kb(void)
 	return kb;
 }
 
+/* The active objects of each slab cache, from /proc/slabinfo */
+struct slab_count {
+	char name[64];
+	long long active;
+	long long objsize;
+};
+
+#define MAX_SLABS 512
+
+/* Fills @c (MAX_SLABS entries); returns the number of caches, -1 without /proc/slabinfo */
+static int slab_counts(struct slab_count *c)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || !strncmp(line, "slabinfo", 8))
+			continue;
+		if (n == MAX_SLABS)
+			errx(2, "/proc/slabinfo has more than %d caches", MAX_SLABS);
+		if (sscanf(line, "%63s %lld %*d %lld", c[n].name, &c[n].active, &c[n].objsize) != 3)
+			errx(2, "/proc/slabinfo: cannot read: %s", line);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* One line per cache whose active objects changed from @b to @a */
+static void print_slab_changes(int fserr_on, int pass, int mounts,
+			       const struct slab_count *b, int nb,
+			       const struct slab_count *a, int na)
+{
+	for (int i = 0; i < na; i++) {
+		long long before = 0;
+
+		for (int j = 0; j < nb; j++)
+			if (!strcmp(b[j].name, a[i].name))
+				before = b[j].active;
+		if (a[i].active != before)
+			printf("# bench memory-slab fserr=%d pass=%d mounts=%d cache=%s "
+			       "objsize=%lld objects=%lld\n", fserr_on, pass, mounts,
+			       a[i].name, a[i].objsize, a[i].active - before);
+	}
+}
+
 static char (*loops)[32];
 
 static void setup_copies(const char *image, int n, const char *dir)
@@ -1058,14 +1111,18 @@ static int bench_memory(const char *image, int n, int passes)
 	int p, fserr_on = fserr_enabled();
 	bool all = true;
 
+	static struct slab_count sb[MAX_SLABS], sa[MAX_SLABS];
+
 	plan(1);
 	setup_copies(image, n, "/tmp/mem");
 	/* pass -1 warms the caches up and is not printed */
 	for (p = -1; p < passes; p++) {
 		long long before = slab_kb(), after;
-		int m = mount_copies(n, "/tmp/mem", "");
+		int nb = slab_counts(sb), na, m;
 
+		m = mount_copies(n, "/tmp/mem", "");
 		after = slab_kb();
+		na = slab_counts(sa);
 		if (m < n) {
 			warn("mount %d of %d", m, n);
 			umount_copies(m, "/tmp/mem");
@@ -1075,6 +1132,8 @@ static int bench_memory(const char *image, int n, int passes)
 		if (p >= 0)
 			printf("# bench memory fserr=%d pass=%d mounts=%d slab_before_kb=%lld "
 			       "slab_after_kb=%lld\n", fserr_on, p, n, before, after);
+		if (p >= 0 && nb >= 0 && na >= 0)
+			print_slab_changes(fserr_on, p, n, sb, nb, sa, na);
 		umount_copies(n, "/tmp/mem");
 	}
 	result(all, "%d passes of %d mounts (fserr %s)", passes, n, fserr_on ? "on" : "off");
