@@ -46,6 +46,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+[[ $timeout =~ ^[1-9][0-9]{0,5}$ ]] ||
+	{ echo "qemu/run.sh: --timeout wants whole seconds from 1, not '$timeout'" >&2; exit 2; }
+[ -z "$smp" ] || [[ $smp =~ ^[1-9][0-9]{0,2}$ ]] ||
+	{ echo "qemu/run.sh: --smp wants a whole number of CPUs from 1, not '$smp'" >&2; exit 2; }
+
 for f in "$GUEST_KERNEL" ${card:+"$card"} ${blkdebug:+"$blkdebug"}; do
 	[ -f "$f" ] || { echo "qemu/run.sh: $f is missing (make kernel initramfs images)" >&2; exit 2; }
 done

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The test suite behind `make check` (tier quick) and `make check-full`:
-#   1. host tests: the runner's own self-test, fscorrupt against freshly
+#   1. host tests: the runner's own self-tests (its judgement, and its
+#      reading of scenario settings end to end), fscorrupt against freshly
 #      made images, the log check's self-test, the userspace unit and CLI
 #      tests, the series' known-false claims (kernel/check-facts.sh), a
 #      short fuzz run of the uevent parser;
@@ -51,6 +52,7 @@ host_tests=${FSERR_HOST_TESTS:-yes}
 run_host_tests() {
 	local us=$top/build/userspace/host t
 	host_tap host/runner "$top/tests/host/runner-test.sh"
+	host_tap host/runner-settings "$top/tests/host/runner-settings-test.sh"
 	host_tap host/fscorrupt "$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt"
 	host_tap host/logcheck "$top/tests/host/logcheck-test.sh"
 	host_tap host/docs "$top/tests/host/docs-test.sh"
@@ -90,6 +92,21 @@ scenario_settings() { # FILE VARIANT: one per line
 	(. "$1"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
 		"${SMP:-1}" "${KERNELS:-$2}" "${PLANTED:-}" "${STREAMS:-}" "${APPEND:-}" \
 		"${ICOUNT:-0}" "${BOOT:-initramfs}")
+}
+
+# What is wrong with a scenario's settings (scenario_settings' lines), or
+# nothing: checked before anything computes with them, as a failed
+# arithmetic expansion would end the loop that lists the jobs, and every
+# scenario after it would vanish from the run.
+settings_problem() { # CARD DEVICE FACTOR SMP KERNELS PLANTED STREAMS APPEND ICOUNT BOOT
+	local whole='^[1-9][0-9]{0,5}$'
+	[ $# -eq 10 ] || { echo "its settings could not be read"; return; }
+	[[ $3 =~ $whole ]] || { echo "TIMEOUT_FACTOR=$3: not a whole number from 1"; return; }
+	[[ $4 =~ $whole ]] || { echo "SMP=$4: not a whole number from 1"; return; }
+	[ -z "$7" ] || [[ $7 =~ $whole ]] || { echo "STREAMS=$7: not a whole number from 1"; return; }
+	case $2 in sd|virtio) ;; *) echo "DEVICE=$2: not sd or virtio"; return ;; esac
+	case $9 in 0|1) ;; *) echo "ICOUNT=$9: not 0 or 1"; return ;; esac
+	case ${10} in initramfs|board) ;; *) echo "BOOT=${10}: not initramfs or board"; return ;; esac
 }
 
 run_scenario() { # FILE KERNEL-VARIANT
@@ -239,6 +256,11 @@ for k in "${kernels[@]}"; do
 			continue
 		fi
 		mapfile -t v < <(scenario_settings "$f" "$k")
+		problem=$(settings_problem "${v[@]}")
+		if [ -n "$problem" ]; then
+			result FAIL "$name: $problem" | tee -a "$all_results"
+			continue
+		fi
 		if ! [[ " ${v[4]} " == *" $k "* ]]; then
 			result SKIP "$name: runs on the ${v[4]} kernel only" | tee -a "$all_results"
 			continue
