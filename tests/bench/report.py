@@ -114,6 +114,8 @@ FIELDS = {"error-cost": ["fserr", "listener", "ns_per_op", "ops"],
           "cycles": ["seconds", "interval_ms", "cycles", "transitions", "uevents", "suppressed",
                      "span_ms", "min_gap_us", "last_after_end_ms", "bound"],
           "storm": ["errors", "transitions", "uevents"],
+          "mount-scale": ["binds", "namespaces", "rounds", "raise_median_ns", "raise_p90_ns",
+                          "clear_median_ns", "clear_p90_ns"],
           "memory": ["fserr", "mounts", "slab_before_kb", "slab_after_kb"],
           "memory-slab": ["fserr", "pass", "mounts", "cache", "objsize", "objects"],
           "multi-sb": ["fserr", "superblocks", "ops", "ns_per_op"],
@@ -240,26 +242,37 @@ def exponent(points):
 
 
 GROWTH_RULE = ("flat (the largest at most 1.25 times the smallest), decreasing (the last "
-               "below the first), else by the exponent k of a fit y ~ x^k (log-log least "
-               "squares): nearly flat below 0.2, slower than linear below 0.8, linear up to "
-               "1.2, faster than linear above; a fixed cost plus a per-item one shows as a "
-               "small exponent, so the slope per item is given too")
+               "below the first), linear with a fixed part (with three points or more: the "
+               "least-squares line a + b x meets every point within 5%), else by the exponent "
+               "k of a fit y ~ x^k (log-log least squares): slower than linear below 0.8, "
+               "linear up to 1.2, faster than linear above; the least-squares line is given "
+               "in each case")
 
 
-def growth_words(points):
-    """How y grows with x, by GROWTH_RULE."""
+def line_fit(points):
+    """(a, b) of the least-squares line y = a + b x."""
+    b = slope(points)
+    return statistics.mean(y for _, y in points) - b * statistics.mean(x for x, _ in points), b
+
+
+def growth_words(points, what, unit="instructions"):
+    """How y grows with x (counted in WHATs), by GROWTH_RULE."""
     points = sorted(points)
     ys = [y for _, y in points]
     if len(points) < 2 or min(ys) <= 0:
         return "not classified (too few or non-positive points)"
+    a, b = line_fit(points)
+    line = f"least-squares line {a:.0f} + {b:.1f} {unit} per {what}"
     if max(ys) / min(ys) <= 1.25:
-        return "flat"
+        return f"flat; {line}"
     if ys[-1] < ys[0]:
-        return "decreasing"
+        return f"decreasing; {line}"
+    worst = max(abs(a + b * x - y) / y for x, y in points)
+    if len(points) >= 3 and worst <= 0.05:
+        return f"linear with a fixed part: {line}, every point within {worst:.2%}"
     k = exponent(points)
-    words = ("nearly flat" if k < 0.2 else "slower than linear" if k < 0.8 else
-             "linear" if k <= 1.2 else "faster than linear")
-    return f"{words}, exponent {k:.2f}"
+    words = "slower than linear" if k < 0.8 else "linear" if k <= 1.2 else "faster than linear"
+    return f"{words}, exponent {k:.2f}; {line}"
 
 
 def plural(n, word):
@@ -563,8 +576,7 @@ def section_multi(out):
     ratio = on[-1]["ns_per_op"] / on[0]["ns_per_op"]
     out += ["", f"- With fserr on, {on[-1]['superblocks']} faulting superblocks cost "
             f"{ratio:.2f}x one per operation "
-            f"({growth_words([(r['superblocks'], r['ns_per_op']) for r in on])}; least-squares slope "
-            f"{slope([(r['superblocks'], r['ns_per_op']) for r in on]):.1f} instructions per superblock).",
+            f"({growth_words([(r['superblocks'], r['ns_per_op']) for r in on], 'superblock')}).",
             ""]
 
 
@@ -578,14 +590,16 @@ def section_mount_scale(out):
             "holds one. `tests/guest/mount_scale.c` times, for each row, the raise (a read that",
             "fails on a corrupt FAT directory entry) and the clear (root writes 0 to fs_fault)",
             "from the call to the wake-up of a thread polling mountinfo; the walk is part of",
-            f"that time. Medians and 90th percentiles in microseconds. How a figure grows: "
-            f"{GROWTH_RULE}.",
+            "that time. As in the cost boots, the guest has one CPU, which runs the worker",
+            "and the poller too, and a clock that counts instructions: the medians and",
+            "90th percentiles are instructions, the work done for one change. How a figure",
+            f"grows: {GROWTH_RULE}.",
             "",
             "| mounts of the superblock | namespaces holding one | rounds | raise median | raise p90 | clear median | clear p90 |",
             "|---:|---:|---:|---:|---:|---:|---:|"]
     for r in by_binds + by_ns[1:]:
-        out.append(f"| {r['binds']} | {r['namespaces']} | {r['rounds']} | {r['raise_median_us']} | "
-                   f"{r['raise_p90_us']} | {r['clear_median_us']} | {r['clear_p90_us']} |")
+        out.append(f"| {r['binds']} | {r['namespaces']} | {r['rounds']} | {r['raise_median_ns']} | "
+                   f"{r['raise_p90_ns']} | {r['clear_median_ns']} | {r['clear_p90_ns']} |")
     out.append("")
     for rs, key, what in ((by_binds, "binds", "mount"), (by_ns, "namespaces", "namespace")):
         if len(rs) < 2:
@@ -593,27 +607,24 @@ def section_mount_scale(out):
         out.append(f"Against the number of {what}s:")
         out.append("")
         for kind in ("raise", "clear"):
-            b, l = rs[0][f"{kind}_median_us"], rs[-1][f"{kind}_median_us"]
-            per = slope([(r[key], r[f"{kind}_median_us"]) for r in rs])
+            b, l = rs[0][f"{kind}_median_ns"], rs[-1][f"{kind}_median_ns"]
             ratio = l / b if b else float("inf")
             out.append(f"- {kind}: the median is {ratio:.2f}x the one-{what} row's with "
                        f"{rs[-1][key]} {what}s "
-                       f"({growth_words([(r[key], r[f'{kind}_median_us']) for r in rs])}, "
-                       f"least-squares slope "
-                       f"{per:.2f} us per {what})")
+                       f"({growth_words([(r[key], r[f'{kind}_median_ns']) for r in rs], what)})")
         out.append("")
     out += ["![cost against mounts and namespaces](runs/bench/mount-scale.png)", ""]
     (SAVED / "mount-scale.dat").write_text(
-        "\n".join(f"{r['binds']} {r['raise_median_us']} {r['clear_median_us']}" for r in by_binds)
+        "\n".join(f"{r['binds']} {r['raise_median_ns']} {r['clear_median_ns']}" for r in by_binds)
         + "\n\n\n" +
-        "\n".join(f"{r['namespaces']} {r['raise_median_us']} {r['clear_median_us']}" for r in by_ns)
+        "\n".join(f"{r['namespaces']} {r['raise_median_ns']} {r['clear_median_ns']}" for r in by_ns)
         + "\n")
     gnuplot("""set terminal pngcairo size 900,420 noenhanced
 set output 'mount-scale.png'
 set multiplot layout 1,2 title 'One fs_fault change, call to mountinfo wake-up (median)'
 set logscale x
 set grid
-set ylabel 'microseconds'
+set ylabel 'instructions'
 set yrange [0:*]
 set xlabel 'mounts of the superblock'
 plot 'mount-scale.dat' index 0 using 1:2 with linespoints title 'raise', \\
@@ -657,9 +668,9 @@ def write_doc():
            "numbers are the TSV files beside the run. Nothing here is typed by hand.",
            "",
            "The guests run under QEMU's TCG (no hardware acceleration). The cost boots",
-           "count instructions (`-icount shift=0`, 1 ns = one instruction); the other",
-           "times are the host's clock: compare the rows of one run with each other, not",
-           "with hardware.", ""]
+           "and the mount-scale boot count instructions (`-icount shift=0`, 1 ns = one",
+           "instruction); the other times (latency, uevent windows) are the host's clock:",
+           "compare the rows of one run with each other, not with hardware.", ""]
     if "make_bench_seconds" in info:
         sec = int(info["make_bench_seconds"])
         out[-1:-1] = ["", f"This run of `make bench` took {sec // 60} min {sec % 60:02d} s in all, "
