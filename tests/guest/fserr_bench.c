@@ -50,8 +50,9 @@
  *            time: in a run of 2026-12-06 the first pass showed 3.6 kB per
  *            mount more than the next, in both boots). In each pass also
  *            the change of active objects of every slab cache whose count
- *            changed (/proc/slabinfo, when the kernel has it): where the
- *            bytes go.
+ *            changed (/proc/slabinfo; a kernel without it fails the
+ *            benchmark), with its objects per slab and how many names
+ *            share it (aliases): where the bytes go.
  * multi      SUPERBLOCKS copies of IMAGE mounted, OPS operations on FILE
  *            of each in turn, timed.
  *
@@ -1019,6 +1020,7 @@ struct slab_count {
 	char name[64];
 	long long active;
 	long long objsize;
+	long long objperslab;
 };
 
 #define MAX_SLABS 512
@@ -1037,7 +1039,8 @@ static int slab_counts(struct slab_count *c)
 			continue;
 		if (n == MAX_SLABS)
 			errx(2, "/proc/slabinfo has more than %d caches", MAX_SLABS);
-		if (sscanf(line, "%63s %lld %*d %lld", c[n].name, &c[n].active, &c[n].objsize) != 3)
+		if (sscanf(line, "%63s %lld %*d %lld %lld", c[n].name, &c[n].active, &c[n].objsize,
+			   &c[n].objperslab) != 4)
 			errx(2, "/proc/slabinfo: cannot read: %s", line);
 		n++;
 	}
@@ -1045,21 +1048,55 @@ static int slab_counts(struct slab_count *c)
 	return n;
 }
 
-/* One line per cache whose active objects changed from @b to @a */
+/*
+ * How many other names share @name's cache (SLUB's
+ * /sys/kernel/slab/NAME/aliases), -1 if the kernel does not say
+ */
+static long long slab_aliases(const char *name)
+{
+	char path[128];
+	long long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/aliases", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/*
+ * One line per cache whose active objects changed from @b to @a (a cache
+ * found in only one of the two readings counts as 0 objects in the other).
+ * SLUB counts the free slots of a CPU's current slab as active, so a
+ * cache's change is exact only to objperslab objects.
+ */
 static void print_slab_changes(int fserr_on, int pass, int mounts,
 			       const struct slab_count *b, int nb,
 			       const struct slab_count *a, int na)
 {
-	for (int i = 0; i < na; i++) {
-		long long before = 0;
+	for (int i = 0; i < na + nb; i++) {
+		const struct slab_count *c = i < na ? &a[i] : &b[i - na];
+		long long before = 0, after = 0;
+		bool in_a = false;
 
 		for (int j = 0; j < nb; j++)
-			if (!strcmp(b[j].name, a[i].name))
+			if (!strcmp(b[j].name, c->name))
 				before = b[j].active;
-		if (a[i].active != before)
-			printf("# bench memory-slab fserr=%d pass=%d mounts=%d cache=%s "
-			       "objsize=%lld objects=%lld\n", fserr_on, pass, mounts,
-			       a[i].name, a[i].objsize, a[i].active - before);
+		for (int j = 0; j < na; j++)
+			if (!strcmp(a[j].name, c->name)) {
+				after = a[j].active;
+				in_a = true;
+			}
+		/* (each cache once: those of @a first, then those only in @b) */
+		if ((i >= na && in_a) || after == before)
+			continue;
+		printf("# bench memory-slab fserr=%d pass=%d mounts=%d cache=%s objsize=%lld "
+		       "objperslab=%lld aliases=%lld objects=%lld\n", fserr_on, pass, mounts,
+		       c->name, c->objsize, c->objperslab, slab_aliases(c->name), after - before);
 	}
 }
 
@@ -1132,7 +1169,13 @@ static int bench_memory(const char *image, int n, int passes)
 		if (p >= 0)
 			printf("# bench memory fserr=%d pass=%d mounts=%d slab_before_kb=%lld "
 			       "slab_after_kb=%lld\n", fserr_on, p, n, before, after);
-		if (p >= 0 && nb >= 0 && na >= 0)
+		if (nb < 0 || na < 0) {
+			warn("/proc/slabinfo: the breakdown by cache needs it");
+			umount_copies(n, "/tmp/mem");
+			all = false;
+			break;
+		}
+		if (p >= 0)
 			print_slab_changes(fserr_on, p, n, sb, nb, sa, na);
 		umount_copies(n, "/tmp/mem");
 	}
