@@ -52,17 +52,21 @@ io_count() {
 	printf -v "$1" '%s %s' "${_s[0]}" "${_s[4]}"
 }
 
-# journal_events EVENT: how many entries fserrd's journal has of it
-journal_events() {
-	journalctl -q -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT="$1" | grep -c '^FSERR_EVENT='
+# fserrd's journal entries, export format, by event or by message id, and
+# how many there are (the sh -c checks take them with declare -f)
+event_entries() { # EVENT
+	journalctl -q -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT="$1"
+}
+
+journal_events() { # EVENT
+	event_entries "$1" | grep -c '^FSERR_EVENT='
 }
 
 unit_is() { # STATE: fserrd.service's ActiveState
 	[ "$(systemctl show -p ActiveState --value fserrd.service)" = "$1" ]
 }
 
-# journal_entries MESSAGE-ID: fserrd's entries with that id, export format
-journal_entries() {
+journal_entries() { # MESSAGE-ID
 	journalctl -q -o export _SYSTEMD_UNIT=fserrd.service MESSAGE_ID="$1"
 }
 
@@ -119,7 +123,7 @@ guest() {
 	_reloads=$(journal_events reloaded)
 	systemctl reload fserrd.service
 	t "systemctl reload: fserrd reads the new policy" until_true 20 sh -c \
-		"$(declare -f journal_events); [ \$(journal_events reloaded) -gt $_reloads ] &&
+		"$(declare -f event_entries journal_events); [ \$(journal_events reloaded) -gt $_reloads ] &&
 		 [ \$(journal_events reload-refused) = 0 ]"
 	damage /dev/$DATA fat-dirent-bad-start DATA.BIN
 	fserr_lift_global_cap
@@ -152,8 +156,8 @@ guest() {
 		"ls /run/udev/data/ | grep fserr; grep -q 'E:SYSTEMD_WANTS=fserrd.service' /run/udev/data/+fserr:$DATA &&
 		 ! grep -l -e FS_FAULT -e fserr /run/udev/data/b* /run/udev/data/c* | grep ."
 	t "fserrd logged the fault once, to the journal, with its fields" sh -c \
-		"[ \$(journalctl -q -o export _SYSTEMD_UNIT=fserrd.service MESSAGE_ID=$id_fault | grep -c '^MESSAGE_ID=') = 1 ] &&
-		 journalctl -q -o export _SYSTEMD_UNIT=fserrd.service MESSAGE_ID=$id_fault >/tmp/entry &&
+		"$(declare -f journal_entries entry_count); [ \$(entry_count $id_fault) = 1 ] &&
+		 journal_entries $id_fault >/tmp/entry &&
 		 grep -x PRIORITY=4 /tmp/entry && grep -x FSERR_EVENT=fault /tmp/entry &&
 		 grep -x FSERR_DEVICE=/dev/$DATA /tmp/entry && grep -x FSERR_MOUNTPOINTS=/data /tmp/entry &&
 		 grep -x FSERR_FIRST_ERROR=EUCLEAN /tmp/entry && grep -x FSERR_POLICY=log /tmp/entry"
@@ -172,7 +176,8 @@ guest() {
 	t "one error with fserrd stopped: the shipped rule starts it" until_true 60 sh -c \
 		'[ "$(systemctl show -p ActiveState --value fserrd.service)" = activating ] ||
 		 [ "$(systemctl show -p ActiveState --value fserrd.service)" = active ]'
-	t "... and it repairs /data" until_true 60 sh -c "[ \$(journalctl -q -o export _SYSTEMD_UNIT=fserrd.service MESSAGE_ID=$id_repaired | grep -c '^MESSAGE_ID=') = 1 ]"
+	t "... and it repairs /data" until_true 60 sh -c \
+		"$(declare -f journal_entries entry_count); [ \$(entry_count $id_repaired) = 1 ]"
 	t "/data is back read-write, fs_fault 0, untouched files intact" until_true 10 data_ok
 
 	# --- stop while fsck.fat runs
@@ -247,7 +252,7 @@ HOLD
 	# Only /data's cache is dropped (blockdev --flushbufs): with every
 	# cache dropped, the root's programs page in from the card during the
 	# failure too (seen: I/O errors on p2's sectors in such a run).
-	_fsck=$(journalctl -q -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT=fsck-start | grep -c '^FSERR_EVENT=')
+	_fsck=$(journal_events fsck-start)
 	echo -1 >$fail/times
 	sync
 	blockdev --flushbufs /dev/$DATA
@@ -262,14 +267,13 @@ HOLD
 		"echo '$_listing'; [ \$(cat $FAT/fs_fault) = 1 ] && [ \$(cat $FAT/first_errno) = 5 ]"
 	# (fserrd's remount-ro says why it did it)
 	t "fserrd: media-error, and it remounts /data read-only for the EIO" until_true 30 sh -c \
-		"journalctl -q -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT=media-error >/tmp/media &&
+		"$(declare -f event_entries); event_entries media-error >/tmp/media &&
 		 grep -qx FSERR_FIRST_ERROR=EIO /tmp/media && grep -qx PRIORITY=3 /tmp/media &&
-		 journalctl -q -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT=remounted-ro |
-		 grep -qx 'FSERR_MOUNTPOINT=/data' && journalctl -q -o export _SYSTEMD_UNIT=fserrd.service \
-		 FSERR_EVENT=remounted-ro | grep -q '^FSERR_WHY=the device returned an I/O error (EIO)' &&
+		 event_entries remounted-ro >/tmp/remounted && grep -qx 'FSERR_MOUNTPOINT=/data' /tmp/remounted &&
+		 grep -q '^FSERR_WHY=the device returned an I/O error (EIO)' /tmp/remounted &&
 		 grep -q ' /data vfat ro,' /proc/mounts"
 	t "... and no fsck ran on the failing card" expect_eq "$_fsck 2" \
-		"$(journalctl -q -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT=fsck-start | grep -c '^FSERR_EVENT=') $(entry_count $id_repaired)"
+		"$(journal_events fsck-start) $(entry_count $id_repaired)"
 	# A FAT sector the card cannot read, on a fresh mount (fresh fserr
 	# state, and the device's cache dropped when the unmount closed it):
 	# FREE.BIN is opened first, so that the failure meets only the read
@@ -293,7 +297,7 @@ HOLD
 		"cat $FAT/fs_fault $FAT/first_errno $FAT/last_errno; [ \$(cat $FAT/fs_fault) = 1 ] &&
 		 [ \$(cat $FAT/first_errno) = 5 ]"
 	t "fserrd: a second media-error, /data read-only again, still no fsck" until_true 30 sh -c \
-		"$(declare -f journal_events); [ \$(journal_events media-error) = $((_media + 1)) ] &&
+		"$(declare -f event_entries journal_events); [ \$(journal_events media-error) = $((_media + 1)) ] &&
 		 [ \$(journal_events fsck-start) = $_fsck ] && grep -q ' /data vfat ro,' /proc/mounts"
 	echo 3 >/proc/sys/vm/drop_caches
 	t "the card well again: every file the repairs left alone reads back as the host wrote it" \
