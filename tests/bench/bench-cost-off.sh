@@ -2,7 +2,7 @@
 # kernel booted with fserr.enable=0 (tests/lib/bench.sh).
 CARD=fat32
 ICOUNT=1
-STREAMS=6	# cost, cost listened, memory, multi 1, 10, 100
+STREAMS=8	# cost, cost listened, the same on ext4, memory, multi 1, 10, 100
 APPEND=fserr.enable=0
 
 # (in the guest /tests/bench.sh, on the host tests/lib/bench.sh)

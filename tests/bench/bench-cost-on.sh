@@ -6,7 +6,7 @@
 # an error, its worker included: a time here is the work done.
 CARD=fat32
 ICOUNT=1
-STREAMS=6	# cost, cost listened, memory, multi 1, 10, 100
+STREAMS=8	# cost, cost listened, the same on ext4, memory, multi 1, 10, 100
 
 # (in the guest /tests/bench.sh, on the host tests/lib/bench.sh)
 if [ -f /tests/bench.sh ]; then . /tests/bench.sh; else . "$top/tests/lib/bench.sh"; fi

@@ -38,13 +38,19 @@ bench_bad_image() {
 
 # The work of both cost boots (bench-cost-on.sh, bench-cost-off.sh): the
 # error path's cost on the card, without a listener and with a
-# FAN_FS_ERROR listener on the filesystem (as fserrd keeps one), memory
+# FAN_FS_ERROR listener on the filesystem (as fserrd keeps one), the same
+# for ext4's own path on p2 (fserr plays no part there), memory
 # per superblock, the report path with 1, 10 and 100 faulting superblocks.
 bench_cost_boot() {
 	run_tap cost fserr_bench cost /dev/mmcblk0p1 vfat notify,errors=continue \
 		/mnt DATA.BIN 10 20000 none
 	run_tap "cost, listened" fserr_bench cost /dev/mmcblk0p1 vfat notify,errors=continue \
 		/mnt DATA.BIN 10 20000 fanotify
+	# the yardstick: ext4's own FAN_FS_ERROR path, with and without a listener
+	run_tap "cost ext4" fserr_bench cost /dev/mmcblk0p2 ext4 errors=continue \
+		/mnt VICTIM 5 5000 none
+	run_tap "cost ext4, listened" fserr_bench cost /dev/mmcblk0p2 ext4 errors=continue \
+		/mnt VICTIM 5 5000 fanotify
 	run_tap memory fserr_bench memory /fuzz/fat12.img 200 5
 	bench_bad_image || echo "Bail out! could not make the damaged FAT12 image"
 	for n in 1 10 100; do
