@@ -294,7 +294,7 @@ def plural(n, word):
 
 
 def us(ns):
-    return f"{ns / 1000:.0f}"
+    return f"{round(ns / 1000) + 0:.0f}"
 
 
 def verdict(ok):
@@ -498,9 +498,8 @@ def section_latency(out):
             "",
             "The time from the failing call's return to the wake-up is negative when the",
             "waiter woke before the call returned: ext4 reports from inside the call, and",
-            f"its listener woke {-ext4_ret / 1000:.0f} us before the return at the median"
-            if ext4_ret < 0 else
-            f"its listener woke {ext4_ret / 1000:.0f} us after the return at the median",
+            f"its listener woke {abs(ext4_ret) / 1000:.1f} us "
+            f"{'before' if ext4_ret < 0 else 'after'} the return at the median",
             "(fserr reports from its worker, on the other CPU, while the call goes on).",
             "ext4 here is 6.1's: `__ext4_error()` and its kin call `fsnotify_sb_error()`",
             "from inside the failing call. A ratio to a negative time means nothing, so the",
@@ -529,7 +528,7 @@ def section_latency(out):
             if worst_later is None or later > worst_later[0]:
                 worst_later = (later, title)
         out.append(f"| {title} | {len(rs)} | {us(statistics.median(r['syscall_ns'] for r in rs))} | "
-                   f"{us(statistics.median(ret))} | {us(pct(ret, 99))} | {later / 1000:+.0f} | "
+                   f"{us(statistics.median(ret))} | {us(pct(ret, 99))} | {round(later / 1000) + 0:+d} | "
                    f"{us(med)} | {us(p99)} | {rm:.2f}x | {rp:.2f}x |")
     ok = worst_med <= GOAL_LATENCY
     out += ["", f"- The slowest fserr channel, from the failing call's start: {worst_med:.2f}x "
