@@ -112,7 +112,7 @@ FIELDS = {"error-cost": ["fserr", "listener", "ns_per_op", "ops"],
                                       "fanotify_errors"],
           "error-cost-reports": ["fserr", "listener", "ops", "reports", "fanotify_events",
                                  "fanotify_errors"],
-          "latency": ["fs", "channel", "return_to_wake_ns", "syscall_ns"],
+          "latency": ["fs", "channel", "trial", "return_to_wake_ns", "syscall_ns"],
           "window": ["interval_ms", "uevents", "first_delay_us", "held_gap_us",
                      "held_suppressed", "transitions", "suppressed"],
           "cycles": ["seconds", "interval_ms", "cycles", "transitions", "uevents", "suppressed",
@@ -508,9 +508,8 @@ def section_latency(out):
             "that wake-up is waited for). The uevent trials run with `uevent_interval_ms`",
             "0. The channels take turns in rounds of 100 trials",
             "(`tests/bench/bench-channels.sh`), so that a slow stretch of the emulator does",
-            "not fall on one channel alone; the wake-ups fall into clusters, and a whole",
-            "round of a channel can land in one of them, so the medians from the return move",
-            "between runs: compare the channels, not single microseconds. Two vCPUs, so",
+            "not fall on one channel alone; how much a channel's rounds differ is in the",
+            "table of rounds below. Two vCPUs, so",
             "the waiting thread has its own; the host's clock. A trial is armed only after",
             "the channel has been quiet for 50 ms, so that a late report of the trial",
             "before (a FAT operation makes several) is not taken for its wake-up.",
@@ -569,7 +568,9 @@ def section_latency(out):
             f"- From the failing call's return, the fserr channel that wakes last, "
             f"{worst_later[1]}, wakes its waiter {abs(worst_later[0]) / 1000:.0f} us "
             f"{'after' if worst_later[0] >= 0 else 'before'} ext4's listener at the median.",
-            "", "![latency per channel](runs/bench/latency.png)", ""]
+            ""]
+    section_latency_rounds(out, by)
+    out += ["![latency per channel](runs/bench/latency.png)", ""]
     data = []
     for fs, ch, _ in CHANNELS:
         lat = sorted(r["return_to_wake_ns"] / 1000 for r in by[(fs, ch)])
@@ -711,6 +712,38 @@ def section_multi(out):
             "share (on minus off): "
             f"{', '.join(str(v) for _, v in share)} instructions per operation "
             f"({growth_words(share, 'superblock')}).", ""]
+
+
+def section_latency_rounds(out, by):
+    """The return-to-wake-up medians of each round of trials (a round starts at trial 0)."""
+    rounds = {}
+    for fs, ch, title in CHANNELS:
+        rs = []
+        for r in by[(fs, ch)]:
+            if r["trial"] == 0 or not rs:
+                rs.append([])
+            rs[-1].append(r["return_to_wake_ns"])
+        rounds[title] = rs
+    n = max(len(v) for v in rounds.values())
+    if n < 2:
+        return
+    out += ["Each round of each channel, from the return: the median in microseconds, and",
+            "how many of the round's trials woke before the call returned.", "",
+            "| channel | " + " | ".join(f"round {i + 1}" for i in range(n)) +
+            " | spread of the medians, us |",
+            "|---|" + "---:|" * (n + 1)]
+    spreads = []
+    for title, rs in rounds.items():
+        meds = [statistics.median(v) for v in rs]
+        spread = max(meds) - min(meds)
+        spreads.append((spread, title))
+        cells = [f"{us(m)} ({sum(x < 0 for x in v)} of {len(v)})" for m, v in zip(meds, rs)]
+        cells += [""] * (n - len(cells))
+        out.append(f"| {title} | " + " | ".join(cells) + f" | {us(spread)} |")
+    wide = max(spreads)
+    out += ["", f"- The medians of one channel's rounds differ by up to {us(wide[0])} us "
+            f"({wide[1]}): a difference between channels smaller than that is not one this "
+            "run can tell.", ""]
 
 
 def section_mount_scale(out):
