@@ -874,6 +874,8 @@ static int bench_latency(const char *name, const char *label, int trials)
 {
 	unsigned int old_interval = 0;
 	int i, missed = 0, warm = trials / 10;
+	pthread_attr_t attr;
+	cpu_set_t cpus;
 	pthread_t thr;
 	char path[sizeof(fail_path)];
 
@@ -919,8 +921,24 @@ static int bench_latency(const char *name, const char *label, int trials)
 	}
 	if (channel_fd < 0)
 		err(2, "channel %s", name);
+	/*
+	 * The failing calls on CPU 0, the waiter on CPU 1, in every round:
+	 * left to the scheduler, each process (a round) placed its two
+	 * threads anew, and one channel's rounds differed by hundreds of
+	 * microseconds (make bench at 5356a0f).
+	 */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		errx(2, "latency: needs two CPUs");
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		err(2, "sched_setaffinity");
+	CPU_ZERO(&cpus);
+	CPU_SET(1, &cpus);
 	wake_fd = eventfd(0, EFD_NONBLOCK);
-	if (wake_fd < 0 || pthread_create(&thr, NULL, waiter, NULL))
+	if (wake_fd < 0 || pthread_attr_init(&attr) ||
+	    pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus) ||
+	    pthread_create(&thr, &attr, waiter, NULL))
 		err(2, "waiter");
 	usleep(100000);
 
