@@ -10,8 +10,9 @@
 # (ICOUNT=1), as in the cost boots: a time is the work done, the worker's
 # included. With the host's clock instead, the one-mount row's median was
 # 33 us in one make bench and 73 us in the next (9087b51 and cb2de87), and
-# the rows' ratios moved with it; with ICOUNT=1 two runs in a row gave the
-# same medians to the microsecond.
+# the rows' ratios moved with it; with ICOUNT=1 two runs in a row (on the
+# bench kernel of cb2de87, with the tree that became a62824e) gave the same
+# medians to the microsecond.
 STREAMS=9	# one per row
 CARD=fat32
 ICOUNT=1
