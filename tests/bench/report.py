@@ -363,20 +363,29 @@ def section_uevents(out):
             ""]
 
 
-def section_cost(out):
-    rows = read_tsv("error-cost")
-    reports = {(r["fserr"], r["listener"]): r for r in read_tsv("error-cost-reports")}
+# The four runs of a cost table, by (fserr, listener), in the tables' order
+COST_KEYS = [(1, 0), (0, 0), (1, 1), (0, 1)]
+COST_TITLES = {(1, 0): "fserr on", (0, 0): "fserr.enable=0",
+               (1, 1): "fserr on, FAN_FS_ERROR listener",
+               (0, 1): "fserr.enable=0, FAN_FS_ERROR listener"}
+
+
+def cost_runs(name):
+    """(rows, per-batch figures, medians, report rows) of the cost table NAME, by COST_KEYS."""
+    rows = read_tsv(name)
+    reports = {(r["fserr"], r["listener"]): r for r in read_tsv(f"{name}-reports")}
     runs = {}
     for r in rows:
         runs.setdefault((r["fserr"], r["listener"]), []).append(r["ns_per_op"])
-    keys = [(1, 0), (0, 0), (1, 1), (0, 1)]
-    if any(k not in runs or k not in reports for k in keys):
-        die("error-cost needs both boots (fserr on, fserr.enable=0), each with and "
+    if any(k not in runs or k not in reports for k in COST_KEYS):
+        die(f"{name} needs both boots (fserr on, fserr.enable=0), each with and "
             "without a listener")
-    med = {k: statistics.median(v) for k, v in runs.items()}
-    titles = {(1, 0): "fserr on", (0, 0): "fserr.enable=0",
-              (1, 1): "fserr on, FAN_FS_ERROR listener",
-              (0, 1): "fserr.enable=0, FAN_FS_ERROR listener"}
+    return rows, runs, {k: statistics.median(v) for k, v in runs.items()}, reports
+
+
+def section_cost(out):
+    rows, runs, med, reports = cost_runs("error-cost")
+    keys, titles = COST_KEYS, COST_TITLES
     bare, listened = med[(1, 0)] / med[(0, 0)], med[(1, 1)] / med[(0, 1)]
     out += ["## What a report costs on the error path (`error-cost`)", "",
             "The same kernel booted twice, once as built and once with `fserr.enable=0`",
@@ -422,17 +431,8 @@ def section_cost(out):
 
 def section_cost_ext4(out, fat_med, fat_per_op, fat_fan):
     """The kernel's own FAN_FS_ERROR path, ext4's, as a yardstick for the listener's cost."""
-    rows = read_tsv("error-cost-ext4")
-    reports = {(r["fserr"], r["listener"]): r for r in read_tsv("error-cost-ext4-reports")}
-    runs = {}
-    for r in rows:
-        runs.setdefault((r["fserr"], r["listener"]), []).append(r["ns_per_op"])
-    keys = [(1, 0), (0, 0), (1, 1), (0, 1)]
-    if any(k not in runs or k not in reports for k in keys):
-        die("error-cost-ext4 needs both boots, each with and without a listener")
-    med = {k: statistics.median(v) for k, v in runs.items()}
-    titles = {(1, 0): "fserr on", (1, 1): "fserr on, FAN_FS_ERROR listener",
-              (0, 0): "fserr.enable=0", (0, 1): "fserr.enable=0, FAN_FS_ERROR listener"}
+    rows, runs, med, reports = cost_runs("error-cost-ext4")
+    keys, titles = COST_KEYS, COST_TITLES
     out += ["The kernel's own path as a yardstick: in the same boots, a loop of failing",
             "`open()`s on ext4 (6.1, which fserr does not touch: `__ext4_error_inode()` calls",
             "`fsnotify_sb_error()` itself) of a file whose inode ext4 refuses, in batches",

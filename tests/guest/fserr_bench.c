@@ -432,8 +432,6 @@ static int bench_cost(const char *dev, const char *fstype, const char *opts,
 		errx(2, "cost: no listener '%s'", listener);
 	}
 	plan(1 + on + (fan >= 0));
-	if (native && on)
-		errx(2, "cost: ext4 has no fserr state");
 	for (b = 0; b < batches; b++) {
 		long long before, events0 = atomic_load(&fan_events), got, heard = 0;
 		long long errors0 = atomic_load(&fan_errors);
