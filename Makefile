@@ -53,7 +53,7 @@ userspace: deps
 		../$(BUILD)/userspace/host/uevent_test ../$(BUILD)/userspace/host/fsstate_test \
 		../$(BUILD)/userspace/host/config_test ../$(BUILD)/userspace/host/state_test \
 		../$(BUILD)/userspace/host/logline_test ../$(BUILD)/userspace/host/mountpoint_test \
-		../$(BUILD)/userspace/host/fsck_test
+		../$(BUILD)/userspace/host/fsck_test ../$(BUILD)/userspace/host/fserrd-rig
 
 $(HOST_BIN)/fscorrupt: tests/fscorrupt/fscorrupt.c | deps
 	@mkdir -p $(@D)

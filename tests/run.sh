@@ -61,6 +61,8 @@ run_host_tests() {
 	done
 	host_tap host/fserrctl "$top/userspace/tests/fserrctl-test.sh" "$us/fserrctl"
 	host_tap host/fserrd "$top/userspace/tests/fserrd-test.sh" "$us/fserrd"
+	host_tap host/repair-rig "$top/userspace/tests/repair-rig.sh" "$us/fserrd-rig"
+	host_tap host/repair-rig-mutations "$top/userspace/tests/rig-mutations.sh"
 	host_tap host/userspace/harness "$top/userspace/tests/harness-test.sh" gcc -Wall -Wextra \
 		-Werror -Wno-unused-parameter
 	host_tap host/userspace/build "$top/userspace/tests/build-test.sh"

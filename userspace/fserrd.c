@@ -61,7 +61,7 @@ static void usage(FILE *to)
 "      --check-config       check the policy file and exit\n"
 "  -v, --verbose            also log which channel woke fserrd\n"
 "      --pause-before STEP  testing: stop (SIGSTOP) before repair step\n"
-"                           unmount, fsck or mount, once\n"
+"                           unmount, fsck or mount, or before remount-ro, once\n"
 "      --channels LIST      testing: listen only on these channels (comma-\n"
 "                           separated: uevent, fs_fault, mountinfo, fanotify)\n"
 "  -V, --version            the version, and exit\n"
@@ -228,6 +228,7 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 	snprintf(f->fstype, sizeof(f->fstype), "%s", f->fs.family);
 	snprintf(f->source, sizeof(f->source), "%s", f->fs.id);
 	f->first_mount[0] = f->any_mount[0] = '\0';
+	f->first_mount_id = f->any_mount_id = 0;
 	f->mountpoints[0] = f->mountpoints_nl[0] = '\0';
 	if (!it)
 		return;
@@ -238,11 +239,15 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 		if (!first)
 			first = m;
 		if (!*f->first_mount && mnt_fs_get_root(m) && !strcmp(mnt_fs_get_root(m), "/") &&
-		    mnt_fs_get_target(m))
+		    mnt_fs_get_target(m)) {
 			snprintf(f->first_mount, sizeof(f->first_mount), "%s", mnt_fs_get_target(m));
+			f->first_mount_id = mnt_fs_get_id(m);
+		}
 	}
-	if (first && mnt_fs_get_target(first))
+	if (first && mnt_fs_get_target(first)) {
 		snprintf(f->any_mount, sizeof(f->any_mount), "%s", mnt_fs_get_target(first));
+		f->any_mount_id = mnt_fs_get_id(first);
+	}
 	if (first && mnt_fs_get_fstype(first))
 		snprintf(f->fstype, sizeof(f->fstype), "%s", mnt_fs_get_fstype(first));
 	if (first && mnt_fs_get_source(first))
@@ -285,49 +290,102 @@ static const struct fserr_action *choose(const struct fserr_config *cfg,
 	return a;
 }
 
-/* Handle a new fault; the policy it got (FSERR_LOG when nothing was done). */
+static void log_fault(const struct fserrd_fault *f, const char *devno, const char *when,
+		      const struct fserr_action *a)
+{
+	char first_errno[16], errors[32], faults[32], ino[32];
+
+	snprintf(first_errno, sizeof(first_errno), "%d", f->fs.first_errno);
+	snprintf(errors, sizeof(errors), "%llu", f->fs.error_count);
+	snprintf(faults, sizeof(faults), "%llu", f->fs.fault_count);
+	snprintf(ino, sizeof(ino), "%llu", (unsigned long long)f->fs.ino);
+	fserrd_log("fault", "type", f->fstype, "device", f->source, "dev", devno,
+		   "mountpoints", *f->mountpoints ? f->mountpoints : "-",
+		   "first_errno", first_errno, "first_error", fserr_errno_name(f->fs.first_errno),
+		   "first_error_time", when, "error_count", errors, "fault_count", faults,
+		   "sysfs", f->fs.dir, "ino", ino, "policy", fserr_policy_name(a->policy), NULL);
+}
+
+static void act(struct fserrd *d, const struct fserr_action *a, struct fserrd_fault *f)
+{
+	if (a->policy == FSERR_REPAIR)
+		fserrd_repair(d, f);
+	else
+		fserrd_act(d, a, f);
+}
+
+/*
+ * Handle a new fault; the policy it got (FSERR_LOG when nothing was done,
+ * also when it was deferred: then d->retry is set and it stays new).
+ */
 static enum fserr_policy handle(struct fserrd *d, struct libmnt_table *tb,
 				const struct fserr_fs *fs)
 {
 	const struct fserr_action *a;
+	bool act_first;
 	struct fserrd_fault f = { .fs = *fs };
-	char devno[32], first_errno[16], errors[32], faults[32], when[32], ino[32];
+	char devno[32], when[32], ino[32];
 	time_t t = fs->first_error_time;
 	struct tm tm;
 
 	describe(tb, &f);
 	a = choose(&d->cfg, tb, &f);
 	snprintf(devno, sizeof(devno), "%u:%u", major(fs->dev), minor(fs->dev));
-	snprintf(first_errno, sizeof(first_errno), "%d", fs->first_errno);
-	snprintf(errors, sizeof(errors), "%llu", fs->error_count);
-	snprintf(faults, sizeof(faults), "%llu", fs->fault_count);
 	snprintf(ino, sizeof(ino), "%llu", (unsigned long long)fs->ino);
 	if (t && gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	else
 		snprintf(when, sizeof(when), "-");
 	/*
-	 * Remembered first: an action is never run twice for one fault. A
-	 * repair's first step is saved with it (fserrd_repair_prepare), so that a
-	 * fserrd killed right after this save still finishes the repair.
+	 * No action is decided without the mount table: the rule that
+	 * matches a mount point would be missed, and the fault used up under
+	 * the default. It stays new, and is tried again (d->retry).
 	 */
-	if (fserr_state_set_handled(&d->state, fs->ino, fs->fault_count)) {
-		/* Not remembered, so not acted on: the next scan tries again. */
-		fserrd_log("fault-deferred", "dev", devno, "ino", ino, "why", "out of memory", NULL);
+	if (!tb) {
+		fserrd_log("fault-deferred", "dev", devno, "ino", ino, "why",
+			   "the mount table could not be read", NULL);
+		d->retry = true;
 		return FSERR_LOG;
 	}
 	fserrd_repair_prepare(d, a, &f);
+	if (d->repair_plan == FSERRD_REPAIR_NO_TABLE) {
+		fserrd_log("fault-deferred", "dev", devno, "ino", ino, "why",
+			   "the mount table could not be read for the repair", NULL);
+		d->retry = true;
+		return FSERR_LOG;
+	}
+	/*
+	 * remount-ro (the policy, or what a repair that does not go ahead
+	 * falls back to) can be done twice without harm: it runs before the
+	 * fault is remembered, so that a fserrd killed in between does it
+	 * when it starts again. Every other action is remembered first, so
+	 * that it never runs twice for one fault; a repair's first step is
+	 * saved with it (fserrd_repair_prepare), so that a fserrd killed
+	 * right after this save still finishes the repair.
+	 */
+	act_first = a->policy == FSERR_REMOUNT_RO ||
+		    (a->policy == FSERR_REPAIR && d->repair_plan != FSERRD_REPAIR_GO);
+	log_fault(&f, devno, when, a);
+	if (act_first) {
+		if (d->pause_remount) {
+			fserrd_log("paused", "before", "remount-ro", NULL);
+			d->pause_remount = false;
+			raise(SIGSTOP);
+		}
+		act(d, a, &f);
+	}
+	if (fserr_state_set_handled(&d->state, fs->ino, fs->fault_count)) {
+		/* Not remembered, so not acted on: the next scan tries again. */
+		fserrd_repair_not_saved(d);
+		fserr_state_end_repair(&d->state);
+		fserrd_log("fault-deferred", "dev", devno, "ino", ino, "why", "out of memory", NULL);
+		d->retry = true;
+		return FSERR_LOG;
+	}
 	if (fserrd_save_state(d) && a->policy == FSERR_REPAIR)
 		fserrd_repair_not_saved(d);
-	fserrd_log("fault", "type", f.fstype, "device", f.source, "dev", devno,
-		   "mountpoints", *f.mountpoints ? f.mountpoints : "-",
-		   "first_errno", first_errno, "first_error", fserr_errno_name(fs->first_errno),
-		   "first_error_time", when, "error_count", errors, "fault_count", faults,
-		   "sysfs", fs->dir, "ino", ino, "policy", fserr_policy_name(a->policy), NULL);
-	if (a->policy == FSERR_REPAIR)
-		fserrd_repair(d, &f);
-	else
-		fserrd_act(d, a, &f);
+	if (!act_first)
+		act(d, a, &f);
 	return a->policy;
 }
 
@@ -488,6 +546,7 @@ static void rescan(struct fserrd *d, const char *why)
 		fserrd_log("rescan", "why", why, NULL);
 	if (!tb)
 		fserrd_log("mount-table-unreadable", "error", strerror(errno), NULL);
+	d->retry = false;
 	err = fserr_fs_scan(d->sysfs_fs, collect, &s);
 	if (err < 0 && err != -1)
 		fserrd_log("sysfs-unreadable", "dir", d->sysfs_fs, "error", strerror(-err), NULL);
@@ -512,6 +571,11 @@ static void rescan(struct fserrd *d, const char *why)
 	}
 	if (d->state.nr_handled != before)
 		fserrd_save_state(d);
+	/* A deferred fault: again in 1 s, then 2, 4 ... up to a minute */
+	if (d->retry)
+		d->retry_secs = d->retry_secs ? (d->retry_secs >= 32 ? 60 : d->retry_secs * 2) : 1;
+	else
+		d->retry_secs = 0;
 	update_watches(d, &s, tb);
 	free(s.fs);
 	mnt_unref_table(tb);
@@ -679,8 +743,11 @@ static int parse_options(int argc, char **argv, struct options *o, struct fserrd
 			       fserr_have_systemd() ? '+' : '-');
 			return 0;
 		case 'P':
-			if (fserrd_repair_pause_before(d, optarg)) {
-				fprintf(stderr, "fserrd: --pause-before takes unmount, fsck or mount\n");
+			if (!strcmp(optarg, "remount-ro"))
+				d->pause_remount = true;
+			else if (fserrd_repair_pause_before(d, optarg)) {
+				fprintf(stderr, "fserrd: --pause-before takes unmount, fsck, mount "
+					"or remount-ro\n");
 				return EXIT_USAGE;
 			}
 			break;
@@ -830,11 +897,18 @@ static void serve(struct fserrd *d, const struct options *o, const sigset_t *wai
 		pfd[n++] = (struct pollfd){ .fd = d->fanotify_fd, .events = POLLIN };
 		for (i = 0; i < d->nr_watches && (d->channels & CH_FS_FAULT); i++)
 			pfd[n++] = (struct pollfd){ .fd = d->watches[i].fd, .events = POLLPRI };
-		if (ppoll(pfd, n, NULL, waiting) < 0) {
+		struct timespec retry = { .tv_sec = d->retry_secs };
+		int ready = ppoll(pfd, n, d->retry ? &retry : NULL, waiting);
+
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			fserrd_log("poll-failed", "error", strerror(errno), NULL);
 			break;
+		}
+		if (ready == 0) {
+			rescan(d, "retry");
+			continue;
 		}
 		if ((pfd[0].revents & POLLIN) && read_uevents(d->uevent_fd, &why) && verbose)
 			fserrd_log("wake", "channel", why, NULL);

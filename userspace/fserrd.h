@@ -27,6 +27,8 @@ struct fserrd_fault {
 	char mountpoints_nl[4096];	/* the same, one per line */
 	char first_mount[PATH_MAX];	/* the mount of the fs root, "" if none */
 	char any_mount[PATH_MAX];	/* the first mount, "" if none */
+	/* their mount IDs (mountinfo's first field, statx's stx_mnt_id) */
+	int first_mount_id, any_mount_id;
 };
 
 /* What fserrd_repair_prepare() decided for a repair */
@@ -63,6 +65,11 @@ struct fserrd {
 	int held_fd;
 	/* Testing aid: stop (SIGSTOP) before this repair step, once. */
 	enum fserr_repair_step pause_before;
+	/* Testing aid: stop before the next remount-ro of a new fault, once. */
+	bool pause_remount;
+	/* a fault was deferred (no mount table, no memory): scan again after retry_secs */
+	bool retry;
+	unsigned int retry_secs;
 };
 
 /* --- log.c ---------------------------------------------------------------- */
@@ -96,8 +103,19 @@ int fserrd_load_state(struct fserrd *d, const char *boot_id);
 void fserrd_act(struct fserrd *d, const struct fserr_action *a,
 		const struct fserrd_fault *f);
 
-/* Remount @f's filesystem read-only (its root's mount, else any), saying @why. */
-void fserrd_remount_ro(const struct fserrd_fault *f, const char *why);
+/*
+ * Remount @f's filesystem read-only (its root's mount, else any), saying
+ * @why; only through that very mount (its ID checked), never through
+ * whatever was mounted over it since. 0, or -1 (logged).
+ */
+int fserrd_remount_ro(const struct fserrd_fault *f, const char *why);
+
+/*
+ * An O_PATH descriptor of @target if it shows the mount @mnt_id (statx's
+ * STATX_MNT_ID), opened without following a symbolic link; -1 with the
+ * reason in @why if it shows another mount (one mounted over it) or none.
+ */
+int fserrd_open_mount(const char *target, int mnt_id, char *why, size_t size);
 
 /*
  * Run @argv (an absolute path) with @env added, stdin from /dev/null,

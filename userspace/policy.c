@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -183,31 +185,90 @@ int fserrd_do_mount(const char *source, const char *target, const char *fstype,
 	return 0;
 }
 
-/* Remount @target's filesystem read-only; logs the outcome. */
-static int remount_ro(const char *target, const char *why)
+int fserrd_open_mount(const char *target, int mnt_id, char *why, size_t size)
 {
-	char msg[256] = "";
+	struct statx stx;
+	int fd;
 
-	if (fserrd_do_mount(NULL, target, NULL, "remount,ro", MNT_OMODE_AUTO, msg, sizeof(msg))) {
-		fserrd_log("remount-ro-failed", "mountpoint", target, "error", msg,
+	fd = open(target, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, size, "cannot open %s: %s", target, strerror(errno));
+		return -1;
+	}
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx)) {
+		snprintf(why, size, "cannot read the mount ID of %s: %s", target, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!(stx.stx_mask & STATX_MNT_ID)) {
+		snprintf(why, size, "the kernel does not tell the mount ID of %s", target);
+		close(fd);
+		return -1;
+	}
+	if (mnt_id <= 0 || stx.stx_mnt_id != (unsigned long long)mnt_id) {
+		snprintf(why, size, "%s now shows mount %llu, not the faulted filesystem's mount %d "
+			 "(something was mounted over it, or it was unmounted)",
+			 target, (unsigned long long)stx.stx_mnt_id, mnt_id);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Remount the filesystem of mount @mnt_id at @target read-only; logs the
+ * outcome. The remount goes through a descriptor of that very mount
+ * (/proc/self/fd/N), so whatever is mounted on @target after the check
+ * is never touched. The mount keeps its nosuid, nodev and noexec (a plain
+ * MS_REMOUNT would clear them) and its atime flags (the kernel keeps
+ * those when none is given); no filesystem options are passed, so the
+ * filesystem keeps its own.
+ */
+static int remount_ro(const char *target, int mnt_id, const char *why)
+{
+	unsigned long flags = MS_REMOUNT | MS_RDONLY;
+	char path[64], msg[PATH_MAX + 256];
+	struct statvfs sv;
+	int fd;
+
+	fd = fserrd_open_mount(target, mnt_id, msg, sizeof(msg));
+	if (fd < 0) {
+		fserrd_log("remount-ro-refused", "mountpoint", target, "error", msg,
 			   "why", why, NULL);
 		return -1;
 	}
+	if (fstatvfs(fd, &sv)) {
+		snprintf(msg, sizeof(msg), "statvfs: %s", strerror(errno));
+		goto failed;
+	}
+	flags |= (sv.f_flag & ST_NOSUID ? MS_NOSUID : 0) | (sv.f_flag & ST_NODEV ? MS_NODEV : 0) |
+		 (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (mount(NULL, path, NULL, flags, NULL)) {
+		snprintf(msg, sizeof(msg), "%s", strerror(errno));
+		goto failed;
+	}
+	close(fd);
 	fserrd_log("remounted-ro", "mountpoint", target, "why", why, NULL);
 	return 0;
+failed:
+	close(fd);
+	fserrd_log("remount-ro-failed", "mountpoint", target, "error", msg, "why", why, NULL);
+	return -1;
 }
 
-void fserrd_remount_ro(const struct fserrd_fault *f, const char *why)
+int fserrd_remount_ro(const struct fserrd_fault *f, const char *why)
 {
 	/* If there are only bind mounts of a subdirectory, any of them will do. */
-	const char *target = *f->first_mount ? f->first_mount : f->any_mount;
+	bool root = *f->first_mount;
 
-	if (!*target) {
+	if (!root && !*f->any_mount) {
 		fserrd_log("remount-ro-impossible", "sysfs", f->fs.dir,
 			   "why", "not mounted in this mount namespace", NULL);
-		return;
+		return -1;
 	}
-	remount_ro(target, why);
+	return remount_ro(root ? f->first_mount : f->any_mount,
+			  root ? f->first_mount_id : f->any_mount_id, why);
 }
 
 void fserrd_act(struct fserrd *d, const struct fserr_action *a,

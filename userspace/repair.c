@@ -14,7 +14,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -178,17 +180,21 @@ static bool same_device(const char *source, dev_t dev, char *why, size_t size)
 	return true;
 }
 
-/* Is @dev mounted at @target in this namespace? */
+/*
+ * Is @dev mounted at @target in this namespace, on top or covered by
+ * another mount (which the repair never took down)?
+ */
 static bool mounted_at(dev_t dev, const char *target)
 {
 	struct libmnt_table *tb = fserr_mounts_load(NULL);
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
 	struct libmnt_fs *fs;
-	bool hit;
+	bool hit = false;
 
-	if (!tb)
-		return false;
-	fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
-	hit = fs && mnt_fs_get_devno(fs) == dev;
+	while (tb && it && !hit && mnt_table_next_fs(tb, it, &fs) == 0)
+		hit = mnt_fs_get_devno(fs) == dev && mnt_fs_get_target(fs) &&
+		      !strcmp(mnt_fs_get_target(fs), target);
+	mnt_free_iter(it);
 	mnt_unref_table(tb);
 	return hit;
 }
@@ -212,11 +218,145 @@ static const struct fserr_saved_mount *saved_primary(const struct fserr_state *s
 	return NULL;
 }
 
+/*
+ * A mount root as mountinfo shows it ends in "//deleted" when the
+ * directory was removed (the kernel's dentry_path()); no real path has
+ * "//", so this cannot be a name.
+ */
+static bool root_deleted(const char *root)
+{
+	size_t len = strlen(root);
+
+	return len >= 9 && !strcmp(root + len - 9, "//deleted");
+}
+
+/* The mount_setattr() attributes for the VFS options in @vfs. */
+static int bind_attributes(const char *vfs, struct mount_attr *attr)
+{
+	static const struct {
+		unsigned long ms;
+		__u64 attr;
+	} map[] = {
+		{ MS_RDONLY, MOUNT_ATTR_RDONLY },
+		{ MS_NOSUID, MOUNT_ATTR_NOSUID },
+		{ MS_NODEV, MOUNT_ATTR_NODEV },
+		{ MS_NOEXEC, MOUNT_ATTR_NOEXEC },
+		{ MS_NODIRATIME, MOUNT_ATTR_NODIRATIME },
+	};
+	unsigned long flags = 0;
+	size_t i;
+
+	if (mnt_optstr_get_flags(vfs, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)))
+		return -1;
+	memset(attr, 0, sizeof(*attr));
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		if (flags & map[i].ms)
+			attr->attr_set |= map[i].attr;
+		else
+			attr->attr_clr |= map[i].attr;
+	}
+	/* mountinfo shows relatime or noatime; neither is strictatime */
+	attr->attr_clr |= MOUNT_ATTR__ATIME;
+	attr->attr_set |= flags & MS_NOATIME ? MOUNT_ATTR_NOATIME :
+			  flags & MS_RELATIME ? MOUNT_ATTR_RELATIME : MOUNT_ATTR_STRICTATIME;
+	return 0;
+}
+
+/*
+ * Put back the bind mount @m of a directory (or file) of the filesystem
+ * of @dev, whose root is mounted again at @primary. The source is
+ * resolved beneath that new mount, never by a path: no symbolic link, no
+ * "..", no other mount on the way (openat2() RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV), and it must be on @dev. The
+ * filesystem's owner controls every name in it: a root that became a
+ * link to /etc while the filesystem was down must not bring /etc back
+ * here. The bind is made detached (open_tree()), given its own flags
+ * (mount_setattr()) and only then attached at its mount point
+ * (move_mount()), so it is never visible without nosuid, nodev, noexec,
+ * ro as it had them. 0, or -1 with the reason in @msg.
+ */
+static int bind_beneath(const struct fserr_saved_mount *m,
+			const struct fserr_saved_mount *primary, dev_t dev,
+			char *msg, size_t size)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			   RESOLVE_NO_XDEV,
+	};
+	int root_fd = -1, src_fd = -1, tree_fd = -1, target_fd = -1, ret = -1;
+	const char *rel = m->root + strspn(m->root, "/");
+	struct mount_attr attr;
+	char *vfs = NULL;
+	struct stat st;
+
+	if (root_deleted(m->root)) {
+		snprintf(msg, size, "its source directory %s was deleted", m->root);
+		return -1;
+	}
+	if (mnt_split_optstr(m->options, NULL, &vfs, NULL, 0, 0) ||
+	    bind_attributes(vfs ? vfs : "", &attr)) {
+		snprintf(msg, size, "cannot read the saved options");
+		goto out;
+	}
+	root_fd = open(primary->target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root_fd < 0 || fstat(root_fd, &st) || st.st_dev != dev) {
+		snprintf(msg, size, "%s is not the repaired filesystem any more", primary->target);
+		goto out;
+	}
+	if (*rel) {
+		src_fd = syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
+		if (src_fd < 0) {
+			snprintf(msg, size, "source %s beneath %s: %s%s", m->root, primary->target,
+				 strerror(errno), errno == ELOOP || errno == EXDEV ?
+				 " (a symbolic link or another mount on the way)" : "");
+			goto out;
+		}
+	} else {
+		src_fd = dup(root_fd);
+	}
+	if (src_fd < 0 || fstat(src_fd, &st) || st.st_dev != dev) {
+		snprintf(msg, size, "source %s is not on the repaired filesystem", m->root);
+		goto out;
+	}
+	tree_fd = open_tree(src_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (tree_fd < 0) {
+		snprintf(msg, size, "open_tree: %s", strerror(errno));
+		goto out;
+	}
+	if (mount_setattr(tree_fd, "", AT_EMPTY_PATH, &attr, sizeof(attr))) {
+		snprintf(msg, size, "mount_setattr: %s", strerror(errno));
+		goto out;
+	}
+	target_fd = open(m->target, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (target_fd < 0) {
+		snprintf(msg, size, "%s: %s", m->target, strerror(errno));
+		goto out;
+	}
+	if (move_mount(tree_fd, "", target_fd, "",
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)) {
+		snprintf(msg, size, "move_mount: %s", strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(vfs);
+	if (target_fd >= 0)
+		close(target_fd);
+	if (tree_fd >= 0)
+		close(tree_fd);
+	if (src_fd >= 0)
+		close(src_fd);
+	if (root_fd >= 0)
+		close(root_fd);
+	return ret;
+}
+
 /* Put one saved mount back; bind mounts come from the primary one. */
 static int mount_saved(const struct fserr_saved_mount *m,
 		       const struct fserr_saved_mount *primary, bool ro, dev_t dev)
 {
-	char options[4096], source[PATH_MAX * 2], msg[256] = "", why[1024];
+	char options[4096], msg[PATH_MAX + 256] = "", why[1024];
 	int ret;
 
 	if (mounted_at(dev, m->target))
@@ -251,24 +391,12 @@ static int mount_saved(const struct fserr_saved_mount *m,
 					   NULL);
 		}
 	} else {
-		char *vfs = NULL;
-
-		snprintf(source, sizeof(source), "%s%s", primary->target, m->root);
-		/*
-		 * The bind mount's own flags come back with it: ro, nosuid,
-		 * nodev, noexec, the atime flags (libmount binds, then
-		 * remounts the bind with them).
-		 */
-		if (mnt_split_optstr(m->options, NULL, &vfs, NULL, 0, 0) ||
-		    snprintf(options, sizeof(options), "bind%s%s", vfs && *vfs ? "," : "",
-			     vfs ? vfs : "") >= (int)sizeof(options)) {
-			snprintf(msg, sizeof(msg), "cannot read the saved options");
-			ret = -1;
-		} else {
-			ret = fserrd_do_mount(source, m->target, NULL, options, MNT_OMODE_IGNORE,
-				       msg, sizeof(msg));
+		ret = bind_beneath(m, primary, dev, msg, sizeof(msg));
+		if (ret) {
+			fserrd_log("mount-refused", "mountpoint", m->target, "root", m->root,
+				   "why", msg, NULL);
+			return ret;
 		}
-		free(vfs);
 	}
 	if (ret)
 		fserrd_log("mount-failed", "mountpoint", m->target, "source", m->source,
@@ -457,8 +585,11 @@ static void finish_repair(struct fserrd *d, dev_t dev, int failed, const char *h
 
 	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(dev));
 	if (failed) {
-		fserrd_log("repair-failed", "dev", devno, "how", how, "why",
-			   "the filesystem could not be mounted again; see the lines above", NULL);
+		char why[128];
+
+		snprintf(why, sizeof(why), "%d of its %zu mounts could not be mounted again; "
+			 "see the lines above", failed, d->state.nr_mounts);
+		fserrd_log("repair-failed", "dev", devno, "how", how, "why", why, NULL);
 	} else if (!live) {
 		fserrd_log("repair-failed", "dev", devno, "how", how, "why",
 			   "no fserr state after mounting again", NULL);
@@ -510,21 +641,58 @@ static char *restore_options(struct libmnt_fs *m)
 	return all;
 }
 
+/* Is the mount @mnt_id still in this namespace's table? */
+static bool mount_id_present(int mnt_id)
+{
+	struct libmnt_table *tb = fserr_mounts_load(NULL);
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	bool found = false;
+
+	if (!tb || !it) {
+		found = true;	/* cannot tell: assume the worst */
+	} else {
+		while (!found && mnt_table_next_fs(tb, it, &fs) == 0)
+			found = mnt_fs_get_id(fs) == mnt_id;
+	}
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	return found;
+}
+
 /*
- * Unmount @target; 0 or -1 with errno. The process whose read met the
- * error often still has the file open for a moment when the fault is
- * seen: EBUSY is retried for up to a second before the repair falls back
- * to remount-ro.
+ * Unmount the saved mount @m; 0, or -1 with the reason in @why. Only the
+ * mount the repair recorded: if its mount point shows another mount (one
+ * mounted over it), nothing is unmounted. umount2() takes a path, not a
+ * descriptor, so the mount table is read again after it: if the recorded
+ * mount is still there, what went was something mounted over it in the
+ * meantime, and the repair stops. The process whose read met the error
+ * often still has the file open for a moment when the fault is seen:
+ * EBUSY is retried for up to a second before the repair falls back to
+ * remount-ro.
  */
-static int unmount_patiently(const char *target)
+static int unmount_recorded(const struct fserr_saved_mount *m, char *why, size_t size)
 {
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
-	int tries = 10;
+	int tries = 10, fd;
 
-	while (umount2(target, UMOUNT_NOFOLLOW)) {
-		if (errno != EBUSY || !--tries)
+	for (;;) {
+		fd = fserrd_open_mount(m->target, m->mnt_id, why, size);
+		if (fd < 0)
 			return -1;
+		close(fd);
+		if (!umount2(m->target, UMOUNT_NOFOLLOW))
+			break;
+		if (errno != EBUSY || !--tries) {
+			snprintf(why, size, "cannot unmount %s: %s", m->target, strerror(errno));
+			return -1;
+		}
 		nanosleep(&nap, NULL);
+	}
+	if (mount_id_present(m->mnt_id)) {
+		snprintf(why, size, "something was mounted over %s while it was being "
+			 "unmounted, and was unmounted instead", m->target);
+		return -1;
 	}
 	return 0;
 }
@@ -594,6 +762,8 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 						      f->source, f->fstype,
 						      mnt_fs_get_root(m) ?: "/", options) : -1;
 		free(options);
+		if (!ret)
+			d->state.mounts[d->state.nr_mounts - 1].mnt_id = mnt_fs_get_id(m);
 		if (ret) {
 			fserr_state_end_repair(&d->state);
 			mnt_free_iter(it);
@@ -632,28 +802,48 @@ void fserrd_repair_not_saved(struct fserrd *d)
 static bool take_down(struct fserrd *d, const struct fserrd_fault *f)
 {
 	dev_t dev = f->fs.dev;
-	char devno[32], msg[1100];
+	char devno[32], msg[PATH_MAX + 1200], why[PATH_MAX + 1024];
+	struct fserr_fs now;
+	int fd, sync_fd;
 	ssize_t i;
-	int fd;
 
 	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(dev));
 	fserrd_log("repair-start", "dev", devno, "device", f->source,
 		   "mountpoints", f->mountpoints, NULL);
 	fserrd_notify("STATUS=repairing %s: unmounting", devno);
 
-	/* Flush, then unmount, the last mount first. */
-	fd = open(f->first_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Flush (through the recorded mount), then unmount, the last mount first. */
+	fd = fserrd_open_mount(f->first_mount, f->first_mount_id, why, sizeof(why));
 	if (fd >= 0) {
-		syncfs(fd);
+		snprintf(msg, sizeof(msg), "/proc/self/fd/%d", fd);
+		sync_fd = open(msg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (sync_fd >= 0) {
+			syncfs(sync_fd);
+			close(sync_fd);
+		}
 		close(fd);
 	}
+	/*
+	 * The flush may have met a failing device: the media-error rule holds
+	 * for what fserr says now, not only for what it said at the fault.
+	 */
+	if (live_superblock(d, dev, &now) &&
+	    (now.first_errno == EIO || now.last_errno == EIO)) {
+		fserrd_log("media-error", "dev", devno, "device", f->source,
+			   "first_error", fserr_errno_name(now.first_errno),
+			   "last_error", fserr_errno_name(now.last_errno),
+			   "when", "flushing before the unmount", "policy", "remount-ro", NULL);
+		abandon_repair(d, dev);
+		fserrd_remount_ro(f, "the device returned an I/O error (EIO) while flushing: "
+			       "not checked, fsck on a failing medium can make it worse");
+		return false;
+	}
 	for (i = d->state.nr_mounts - 1; i >= 0; i--) {
-		if (!unmount_patiently(d->state.mounts[i].target))
+		if (!unmount_recorded(&d->state.mounts[i], why, sizeof(why)))
 			continue;
-		snprintf(msg, sizeof(msg), "busy: cannot unmount %s (%s); "
-			 "fell back to remount-ro", d->state.mounts[i].target, strerror(errno));
+		snprintf(msg, sizeof(msg), "busy: %s; fell back to remount-ro", why);
 		fserrd_log("repair-busy", "dev", devno, "mountpoint", d->state.mounts[i].target,
-			   "error", strerror(errno), "policy", "remount-ro", NULL);
+			   "error", why, "policy", "remount-ro", NULL);
 		abandon_repair(d, dev);
 		fserrd_remount_ro(f, msg);
 		return false;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fserrd.h"
@@ -23,19 +24,43 @@ int fserrd_save_state(struct fserrd *d)
 
 int fserrd_load_state(struct fserrd *d, const char *boot_id)
 {
-	char err[256] = "", damaged[PATH_MAX + 16];
-	int ret = fserr_state_load(d->state_path, &d->state, err, sizeof(err));
+	char err[256] = "", damaged[PATH_MAX + 16], what[64];
+	int ret, dropped;
+	char *text = fserr_state_read(d->state_path, &ret, err, sizeof(err));
 
-	if (ret == -ENOENT)
+	if (!text && ret == -ENOENT)
 		return 0;
-	if (ret) {
-		snprintf(damaged, sizeof(damaged), "%s.damaged", d->state_path);
-		rename(d->state_path, damaged);
-		fserrd_log("state-damaged", "file", d->state_path,
-			   "error", *err ? err : strerror(-ret), "moved-to", damaged, NULL);
+	if (!text) {
+		/* Not trusted, not touched: the next save replaces it */
+		fserrd_log("state-refused", "file", d->state_path,
+			   "error", *err ? err : strerror(-ret), NULL);
 		fserr_state_init(&d->state, boot_id);
 		return 0;
 	}
+	if (fserr_state_parse(text, &d->state, err, sizeof(err))) {
+		/*
+		 * Keep what can be read: the faults handled, the repair
+		 * limit's history, the repair in progress (which is
+		 * finished or undone). What was lost is said; the file is
+		 * kept beside for a human.
+		 */
+		dropped = fserr_state_salvage(text, &d->state, err, sizeof(err));
+		snprintf(damaged, sizeof(damaged), "%s.damaged", d->state_path);
+		rename(d->state_path, damaged);
+		if (dropped < 0) {
+			fserr_state_init(&d->state, boot_id);
+			snprintf(what, sizeof(what), "everything");
+		} else {
+			snprintf(what, sizeof(what), "%d line%s", dropped, dropped == 1 ? "" : "s");
+		}
+		fserrd_log("state-damaged", "file", d->state_path, "error", err,
+			   "dropped", what, "kept", dropped < 0 ? "nothing" :
+			   d->state.step != FSERR_STEP_NONE ? "the rest, with the repair in progress" :
+			   "the rest", "moved-to", damaged, NULL);
+		if (dropped >= 0)
+			fserrd_save_state(d);
+	}
+	free(text);
 	if (!strcmp(d->state.boot_id, boot_id))
 		return 0;
 	/* Another boot: its directories and mounts are gone. */

@@ -248,14 +248,17 @@ int fserr_fs_clear(const struct fserr_fs *fs)
 struct libmnt_table *fserr_mounts_load(const char *path)
 {
 	struct libmnt_table *tb = mnt_new_table();
+	int rc;
 
 	if (!tb) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (mnt_table_parse_file(tb, path ? path : "/proc/self/mountinfo")) {
+	rc = mnt_table_parse_file(tb, path ? path : "/proc/self/mountinfo");
+	if (rc) {
 		mnt_unref_table(tb);
-		errno = EINVAL;
+		/* libmount's -errno (EMFILE, ENOMEM, ...), else a parse error */
+		errno = rc < 0 ? -rc : EINVAL;
 		return NULL;
 	}
 	return tb;

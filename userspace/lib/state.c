@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "state.h"
@@ -287,10 +288,16 @@ bad:
 	return -1;
 }
 
-int fserr_state_parse(const char *text, struct fserr_state *st,
-		      char *err, size_t errlen)
+/*
+ * Parse @text into @st. Strict (@dropped NULL): the first bad line fails
+ * the whole text. Salvaging: a bad line is skipped and counted in
+ * *@dropped (the first one's reason in @err); a mount line needs the step
+ * line before it, and a step without any mount is dropped too.
+ */
+static int parse_text(const char *text, struct fserr_state *st, char *err, size_t errlen,
+		      unsigned int *dropped)
 {
-	char *copy = strdup(text), *line, *next;
+	char *copy = strdup(text), *line, *next, why[128];
 	struct fserr_state parsed;
 	unsigned int lineno = 1;
 	int ret = 0;
@@ -302,21 +309,36 @@ int fserr_state_parse(const char *text, struct fserr_state *st,
 	fserr_state_init(&parsed, "");
 	if (strncmp(copy, "fserrd-state 1\n", 15)) {
 		snprintf(err, errlen, "1: not an fserrd state file (version 1)");
-		ret = -1;
+		free(copy);
+		return -1;
 	}
 	for (line = copy + 15; !ret && *line; line = next, lineno++) {
 		next = strchr(line, '\n');
 		if (!next) {
-			snprintf(err, errlen, "%u: the last line is cut off", lineno + 1);
-			ret = -1;
-			break;
+			snprintf(why, sizeof(why), "%u: the last line is cut off", lineno + 1);
+		} else {
+			*next++ = '\0';
+			if (!parse_line(line, lineno + 1, &parsed, why, sizeof(why)))
+				continue;
 		}
-		*next++ = '\0';
-		ret = parse_line(line, lineno + 1, &parsed, err, errlen);
+		if (!dropped || !*dropped)
+			snprintf(err, errlen, "%s", why);
+		if (!dropped)
+			ret = -1;
+		else
+			++*dropped;
+		if (!next)
+			break;
 	}
 	if (!ret && parsed.step != FSERR_STEP_NONE && !parsed.nr_mounts) {
-		snprintf(err, errlen, "%u: a repair step without its mounts", lineno);
-		ret = -1;
+		if (!dropped || !*dropped)
+			snprintf(err, errlen, "%u: a repair step without its mounts", lineno);
+		if (dropped) {
+			++*dropped;
+			fserr_state_end_repair(&parsed);
+		} else {
+			ret = -1;
+		}
 	}
 	free(copy);
 	if (ret) {
@@ -326,6 +348,22 @@ int fserr_state_parse(const char *text, struct fserr_state *st,
 	fserr_state_free(st);
 	*st = parsed;
 	return 0;
+}
+
+int fserr_state_parse(const char *text, struct fserr_state *st,
+		      char *err, size_t errlen)
+{
+	return parse_text(text, st, err, errlen, NULL);
+}
+
+int fserr_state_salvage(const char *text, struct fserr_state *st,
+			char *err, size_t errlen)
+{
+	unsigned int dropped = 0;
+
+	if (parse_text(text, st, err, errlen, &dropped))
+		return -1;
+	return dropped;
 }
 
 /* Append to a growing buffer; false when out of memory. */
@@ -396,35 +434,69 @@ char *fserr_state_format(const struct fserr_state *st)
 	return buf;
 }
 
+char *fserr_state_read(const char *path, int *error, char *err, size_t errlen)
+{
+	char *text = NULL, chunk[4096];
+	size_t size = 0;
+	struct stat st;
+	FILE *f, *mem;
+	ssize_t n;
+	int fd;
+
+	*error = 0;
+	/*
+	 * Only a file fserrd wrote: its own, a regular file that nobody else
+	 * may write, never through a symbolic link planted in its place.
+	 */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		*error = -errno;
+		if (errno == ELOOP)
+			snprintf(err, errlen, "a symbolic link, not fserrd's state file");
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		snprintf(err, errlen, "not a regular file of this user's that only it may write");
+		*error = -EPERM;
+		close(fd);
+		return NULL;
+	}
+	mem = open_memstream(&text, &size);
+	if (!mem) {
+		close(fd);
+		*error = -ENOMEM;
+		return NULL;
+	}
+	f = mem;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		fwrite(chunk, 1, n, f);
+	if (n < 0)
+		*error = -errno;
+	close(fd);
+	if (fclose(mem) && !*error)
+		*error = -ENOMEM;
+	if (!*error && strlen(text) != size) {
+		snprintf(err, errlen, "NUL byte in the file");
+		*error = -EINVAL;
+	}
+	if (*error) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 int fserr_state_load(const char *path, struct fserr_state *st,
 		     char *err, size_t errlen)
 {
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f, *mem;
-	char chunk[4096];
-	size_t n;
 	int ret;
+	char *text = fserr_state_read(path, &ret, err, errlen);
 
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	mem = open_memstream(&text, &size);
-	if (!mem) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, mem);
-	ret = ferror(f) ? -EIO : 0;
-	fclose(f);
-	fclose(mem);
-	if (!ret && (strlen(text) != size)) {
-		snprintf(err, errlen, "NUL byte in the file");
+	if (!text)
+		return ret;
+	if (fserr_state_parse(text, st, err, errlen))
 		ret = -EINVAL;
-	} else if (!ret && fserr_state_parse(text, st, err, errlen)) {
-		ret = -EINVAL;
-	}
 	free(text);
 	return ret;
 }

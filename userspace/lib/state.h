@@ -40,6 +40,7 @@ struct fserr_saved_mount {
 	char *fstype;
 	char *root;		/* "/" for the filesystem's root, else a bind mount */
 	char *options;		/* as mountinfo shows them, VFS and fs options */
+	int mnt_id;		/* its mount ID when recorded; not saved (0 after a load) */
 };
 
 enum fserr_repair_step {
@@ -85,7 +86,27 @@ int fserr_state_parse(const char *text, struct fserr_state *st,
 /* The text of @st, malloc()ed; NULL when out of memory. */
 char *fserr_state_format(const struct fserr_state *st);
 
-/* Read @path into @st: 0, -ENOENT when there is none, -EINVAL when damaged. */
+/*
+ * Parse @text keeping every record that can be read: the number of lines
+ * dropped (the first one's "LINE: what" in @err), or -1 when @text is not
+ * a state file at all (then @st is unchanged). A mount line counts only
+ * after its step line; a step whose mounts were all lost is dropped too.
+ */
+int fserr_state_salvage(const char *text, struct fserr_state *st,
+			char *err, size_t errlen);
+
+/*
+ * The text of the state file @path, malloc()ed; NULL with -errno in
+ * @error: -ENOENT when there is none, -ELOOP for a symbolic link, -EPERM
+ * when it is not a regular file owned by this user and writable by no one
+ * else, -EINVAL for a NUL byte (the reason in @err where there is one).
+ */
+char *fserr_state_read(const char *path, int *error, char *err, size_t errlen);
+
+/*
+ * Read @path into @st (fserr_state_read(), then strictly): 0, or
+ * fserr_state_read()'s errors, or -EINVAL when damaged.
+ */
 int fserr_state_load(const char *path, struct fserr_state *st,
 		     char *err, size_t errlen);
 

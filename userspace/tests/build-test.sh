@@ -10,7 +10,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # a make above this script (make test WERROR=1, say) must not set the build here
 unset MAKEFLAGS MFLAGS MAKELEVEL WERROR CFLAGS CPPFLAGS LDFLAGS
-. "$here/../../tests/lib/tap.sh"
+. "$here/tap.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -9,8 +9,8 @@ set -uo pipefail
 fserrctl=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# shellcheck source=tests/lib/tap.sh
-. "$(dirname "$0")/../../tests/lib/tap.sh"
+# shellcheck source=userspace/tests/tap.sh
+. "$(dirname "$0")/tap.sh"
 
 fake_fs() { # FAMILY ID FAULT DEV
 	local d=$work/sys/$1/$2

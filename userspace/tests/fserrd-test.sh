@@ -19,8 +19,8 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-# shellcheck source=tests/lib/tap.sh
-. "$(dirname "$0")/../../tests/lib/tap.sh"
+# shellcheck source=userspace/tests/tap.sh
+. "$(dirname "$0")/tap.sh"
 
 # A device number that nothing on the host uses.
 fake_fs() { # FAMILY ID FAULT FAULT_COUNT

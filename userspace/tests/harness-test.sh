@@ -7,7 +7,7 @@
 #   tests/harness-test.sh CC [CFLAGS...]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../../tests/lib/tap.sh"
+. "$here/tap.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cc=${1:-cc}

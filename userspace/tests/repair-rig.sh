@@ -1,0 +1,356 @@
+#!/bin/bash
+# The repair rig (TAP): fserrd's repair, remount-ro and kill/resume
+# against real mounts on the host, in seconds. ext2 images on loop devices
+# are mounted in a mount namespace of the rig's own (unshare -m, nothing
+# leaks to the host's), and fserrd-rig (fserrd with tests/rig_sysfs.c)
+# sees a fake fserr tree that follows those mounts as the kernel's does.
+# A fault is raised by writing that tree. The cases are the attacks and
+# losses of the security review of 1adb9d0 (issue 27): a bind mount's
+# source swapped for a link to /etc, a filesystem mounted over the faulted
+# one, a device node swapped while fserrd was down, a mount point a user
+# may change, an unreadable mount table, a kill before remount-ro, a
+# damaged state file mid-repair, an I/O error met by the flush.
+#
+# Needs root, unshare, losetup, mke2fs and e2fsck; without them every
+# test is a SKIP that says why.
+#
+#   tests/repair-rig.sh FSERRD_RIG
+set -uo pipefail
+
+rig=$(realpath "$1")
+here=$(dirname "$(realpath "$0")")
+plan=34
+
+# shellcheck source=userspace/tests/tap.sh
+. "$here/tap.sh"
+
+cannot=
+[ "$(id -u)" = 0 ] || cannot="needs root (loop devices, mounts)"
+for tool in unshare losetup mke2fs e2fsck setpriv findmnt; do
+	[ -n "$cannot" ] || command -v "$tool" >/dev/null || cannot="needs $tool"
+done
+if [ -z "$cannot" ] && [ -z "${RIG_IN_NS:-}" ]; then
+	if unshare -m --propagation private true 2>/dev/null; then
+		RIG_IN_NS=1 exec unshare -m --propagation private "$0" "$@"
+	fi
+	cannot="unshare -m is not allowed here"
+fi
+work=$(mktemp -d /tmp/fserr-rig.XXXXXX)
+if [ -z "$cannot" ] && ! mount -t tmpfs -o mode=0755 fserr-rig "$work"; then
+	cannot="cannot mount a tmpfs"
+fi
+if [ -n "$cannot" ]; then
+	tap_plan "$plan"
+	for i in $(seq "$plan"); do skip "repair rig $i" "$cannot"; done
+	rmdir "$work"
+	tap_done
+fi
+
+daemon=
+loops=()
+cleanup() {
+	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
+	# (the namespace's mounts go with it; the loop devices do not)
+	umount -R "$work" 2>/dev/null || umount -l "$work"
+	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	rmdir "$work" 2>/dev/null
+}
+trap cleanup EXIT
+mkdir -p "$work/sys" "$work/img" "$work/m" "$work/tmpm"
+user=65534
+as_user() { setpriv --reuid=$user --regid=$user --clear-groups "$@"; }
+
+# new_fs NAME: an ext2 image on a new loop device (in $dev, minor in $minor)
+new_fs() {
+	truncate -s 8M "$work/img/$1"
+	mke2fs -q -t ext2 -F "$work/img/$1"
+	dev=$(losetup -f --show "$work/img/$1") || exit 1
+	loops+=("$dev")
+	minor=$((0x$(stat -c %T "$dev")))
+}
+
+# fault MINOR [LAST_ERRNO] [FAULT_COUNT]: raise a fault on loop MINOR's
+# fake fserr directory (made here if fserrd-rig has not made it yet)
+fault() {
+	local d=$work/sys/ext2/loop$1 f
+	mkdir -p "$d"
+	for f in first_error_time last_error_time uevents_suppressed; do echo 0 >"$d/$f"; done
+	echo "7:$1" >"$d/dev"
+	echo 3 >"$d/error_count"
+	echo 117 >"$d/first_errno"
+	echo "${2:-117}" >"$d/last_errno"
+	echo "${3:-1}" >"$d/fault_count"
+	echo 1 >"$d/fs_fault"
+}
+
+start() { # LOG ARGS...
+	local log=$1
+	shift
+	"$rig" --sysfs "$work/sys" --state "$work/state" --config "$work/conf" \
+		--channels mountinfo,fs_fault "$@" 2>"$log" &
+	daemon=$!
+}
+stop() { kill "$daemon"; wait "$daemon"; daemon=; }
+kill_daemon() { kill -9 "$daemon"; wait "$daemon" 2>/dev/null; daemon=; }
+
+# wait_for LOG PATTERN: until LOG has a line matching (20 s)
+wait_for() {
+	local i
+	for i in $(seq 200); do
+		grep -q -E "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "# timed out waiting for '$2' in $1:"
+	sed 's/^/# /' "$1"
+	return 1
+}
+# has LOG PATTERN... / lacks LOG PATTERN...
+has() { local f=$1 p; shift; for p; do grep -q -E -- "$p" "$f" || { echo "no '$p' in:"; cat "$f"; return 1; }; done; }
+lacks() { local f=$1 p; shift; for p; do ! grep -E -- "$p" "$f" || { cat "$f"; return 1; }; done; }
+
+# top TARGET COLUMN: what findmnt says of the last mount on TARGET
+top() { findmnt -rn -M "$1" -o "$2" | tail -n 1; }
+# options TARGET OPT...: the last mount on TARGET has every option
+options() {
+	local t=$1 o all
+	shift
+	all=,$(top "$t" OPTIONS),
+	for o; do [[ $all == *,$o,* ]] || { echo "$t: no $o in $all"; return 1; }; done
+}
+# stack TARGET: the filesystem types mounted on TARGET, bottom first
+stack() {
+	awk -v t="$1" '$5 == t { for (i = 7; i <= NF; i++) if ($i == "-") { printf "%s ", $(i + 1); break } }' \
+		/proc/self/mountinfo
+}
+not_mounted() { ! findmnt -rn -M "$1" >/dev/null || { findmnt -M "$1"; return 1; }; }
+fresh() { # CONF: a new policy, no state
+	printf '%s\n' "$1" >"$work/conf"
+	rm -f "$work/state" "$work/state.damaged"
+}
+
+tap_plan "$plan"
+
+# 1. A repair, with a bind mount of a directory whose flags must come back
+new_fs one
+mkdir -p "$work/m/one" "$work/m/one-b"
+mount -t ext2 "$dev" "$work/m/one"
+mkdir "$work/m/one/sub" && echo data >"$work/m/one/sub/file"
+mount --bind "$work/m/one/sub" "$work/m/one-b"
+mount -o remount,bind,ro,nosuid,nodev,noexec "$work/m/one-b"
+fresh "default repair"
+fault "$minor"
+start "$work/log1"
+wait_for "$work/log1" 'repaired|repair-failed|repair-incomplete' >"$work/out"
+stop
+check "repair: unmount, e2fsck, mount back, the bind mount too" \
+	has "$work/log1" "repair-start" "fsck-done" "repaired .*mounted=as-before"
+check "repair: the filesystem is back on its device" \
+	bash -c "[ \"\$(findmnt -rn -M '$work/m/one' -o MAJ:MIN | tail -n 1)\" = 7:$minor ]"
+check "repair: the bind mount is back with ro, nosuid, nodev, noexec" \
+	options "$work/m/one-b" ro nosuid nodev noexec
+check "repair: the bind mount shows the same directory" grep -qx data "$work/m/one-b/file"
+umount "$work/m/one-b" "$work/m/one"
+
+# 2. The bind's source directory removed and replaced by the filesystem's
+# owner (mountinfo's root reads /foo//deleted; foo -> evil, evil/deleted
+# -> /etc): /etc must never be mounted.
+new_fs two
+mkdir -p "$work/m/two" "$work/m/two-b"
+mount -t ext2 "$dev" "$work/m/two"
+chown $user:$user "$work/m/two"
+as_user mkdir "$work/m/two/foo"
+mount --bind "$work/m/two/foo" "$work/m/two-b"
+as_user sh -c "cd '$work/m/two' && rmdir foo && mkdir evil && ln -s evil foo && ln -s /etc evil/deleted"
+check "symlink swap: mountinfo shows the bind's root as deleted" \
+	eval "[ \"\$(top '$work/m/two-b' FSROOT)\" = /foo//deleted ]"
+fresh "default repair"
+fault "$minor"
+start "$work/log2"
+wait_for "$work/log2" 'repaired|repair-failed|repair-incomplete' >"$work/out"
+stop
+check "symlink swap: the deleted bind source is refused, and said why" \
+	has "$work/log2" "mount-refused .*two-b.*deleted" "repair-failed .*1 of its 2 mounts"
+check "symlink swap: nothing is mounted at the bind's mount point (not /etc)" \
+	not_mounted "$work/m/two-b"
+check "symlink swap: the filesystem itself is mounted back" \
+	eval "[ \"\$(top '$work/m/two' MAJ:MIN)\" = 7:$minor ]"
+umount "$work/m/two"
+
+# 3. Killed before the mount step; while the filesystem is down its owner
+# makes the bind's source a link to /etc. The next fserrd resumes at the
+# step it was killed before, and refuses the link.
+new_fs three
+mkdir -p "$work/m/three" "$work/m/three-b"
+mount -t ext2 "$dev" "$work/m/three"
+mkdir "$work/m/three/foo"
+mount --bind "$work/m/three/foo" "$work/m/three-b"
+fresh "default repair"
+fault "$minor"
+start "$work/log3" --pause-before mount
+wait_for "$work/log3" 'paused .*before=mount' >"$work/out"
+kill_daemon
+check "kill/resume: killed before mount, after e2fsck ran" has "$work/log3" "fsck-done"
+mount -t ext2 "$dev" "$work/tmpm"
+rmdir "$work/tmpm/foo" && ln -s /etc "$work/tmpm/foo"
+umount "$work/tmpm"
+start "$work/log3b"
+wait_for "$work/log3b" 'repaired|repair-failed|repair-incomplete' >"$work/out"
+stop
+check "kill/resume: the next fserrd resumes at the step saved last (mount)" \
+	has "$work/log3b" "repair-resume .*step=mount"
+check "kill/resume: a bind source that became a symbolic link is refused" \
+	has "$work/log3b" "mount-refused .*three-b.*symbolic link"
+check "kill/resume: nothing is mounted at the bind's mount point (not /etc)" \
+	not_mounted "$work/m/three-b"
+umount "$work/m/three"
+
+# 4. Killed before fsck; the device node it was mounted from now names
+# another device. Neither is checked or mounted.
+new_fs four
+four=$minor four_dev=$dev
+new_fs four-other
+other=$minor
+mknod "$work/disk" b 7 "$four"
+mkdir -p "$work/m/four"
+mount -t ext2 "$work/disk" "$work/m/four"
+fresh "default repair"
+fault "$four"
+start "$work/log4" --pause-before fsck
+wait_for "$work/log4" 'paused .*before=fsck' >"$work/out"
+kill_daemon
+rm "$work/disk"
+mknod "$work/disk" b 7 "$other"
+start "$work/log4b"
+wait_for "$work/log4b" 'repaired|repair-failed|repair-incomplete' >"$work/out"
+stop
+check "device swap: resumed at fsck, the node names 7:$other now: no fsck" \
+	has "$work/log4b" "repair-resume .*step=fsck" "fsck-refused .*is now 7:$other, not 7:$four"
+check "device swap: e2fsck never ran on either device" lacks "$work/log4b" "fsck-start"
+check "device swap: the other device is mounted nowhere" \
+	bash -c "! grep -q ' 7:$other ' /proc/self/mountinfo"
+rm "$work/disk"
+mount -t ext2 "$four_dev" "$work/tmpm" && umount "$work/tmpm"
+
+# 5. A mount point under a directory a user may change: no repair
+new_fs five
+mkdir -p "$work/u"
+chown $user "$work/u"
+mkdir "$work/u/e"
+mount -t ext2 "$dev" "$work/u/e"
+fresh "default repair"
+fault "$minor"
+start "$work/log5"
+wait_for "$work/log5" 'remounted-ro|remount-ro-failed|repaired|repair-failed' >"$work/out"
+stop
+check "unsafe mount point: refused before anything is unmounted" \
+	has "$work/log5" "repair-unsafe .*owned by"
+check "unsafe mount point: nothing was unmounted" lacks "$work/log5" "repair-start"
+check "unsafe mount point: remount-ro instead" options "$work/u/e" ro
+umount "$work/u/e"
+
+# 6. A tmpfs mounted over the faulted filesystem: neither remount-ro nor
+# the repair may act on it.
+new_fs six
+mkdir -p "$work/m/six"
+mount -t ext2 "$dev" "$work/m/six"
+mount -t tmpfs over "$work/m/six"
+fresh "default remount-ro"
+fault "$minor"
+start "$work/log6"
+wait_for "$work/log6" 'remounted-ro|remount-ro-failed|remount-ro-refused' >"$work/out"
+stop
+check "overmount: remount-ro refuses, naming the other mount" \
+	has "$work/log6" "remount-ro-refused .*shows mount [0-9]+, not the faulted"
+check "overmount: the tmpfs on top is still read-write" \
+	eval "[ \"\$(top '$work/m/six' FSTYPE)\" = tmpfs ] && [[ ,\$(top '$work/m/six' OPTIONS), == *,rw,* ]]"
+fresh "default repair"
+start "$work/log6b"
+wait_for "$work/log6b" 'repaired|repair-failed|repair-busy' >"$work/out"
+stop
+check "overmount: the repair unmounts nothing, and says why" \
+	has "$work/log6b" "repair-busy .*shows mount [0-9]+, not the faulted"
+check "overmount: both mounts are still there, tmpfs on top" \
+	eval "[ \"\$(stack '$work/m/six')\" = 'ext2 tmpfs ' ]"
+umount "$work/m/six" && umount "$work/m/six"
+
+# 7. The mount table cannot be read (EMFILE twice): the fault waits for
+# it, and the rule for its mount point runs, not the default.
+new_fs seven
+mkdir -p "$work/m/seven"
+mount -t ext2 "$dev" "$work/m/seven"
+fresh "default log
+match mountpoint $work/m/seven remount-ro"
+fault "$minor"
+RIG_MOUNTS_FAIL=2 start "$work/log7"
+wait_for "$work/log7" 'remounted-ro|remount-ro-failed|policy=log' >"$work/out"
+stop
+check "no mount table: the fault is deferred, not used up" \
+	has "$work/log7" "fault-deferred .*mount table" "mount-table-unreadable .*Too many open files"
+check "no mount table: its mount point's rule runs when the table is back" \
+	has "$work/log7" "fault .*policy=remount-ro" "remounted-ro"
+check "no mount table: never handled under the default policy" lacks "$work/log7" "policy=log"
+umount "$work/m/seven"
+
+# 8. Killed just before remount-ro: the next fserrd does it
+new_fs eight
+mkdir -p "$work/m/eight"
+mount -t ext2 "$dev" "$work/m/eight"
+fresh "default remount-ro"
+fault "$minor"
+start "$work/log8" --pause-before remount-ro
+wait_for "$work/log8" 'paused .*before=remount-ro' >"$work/out"
+check "kill before remount-ro: stopped before it, the fault not yet saved as handled" \
+	eval "has '$work/log8' 'paused .*before=remount-ro' && ! grep -s '^handled' '$work/state'"
+kill_daemon
+start "$work/log8b"
+wait_for "$work/log8b" 'remounted-ro|remount-ro-failed' >"$work/out"
+stop
+check "kill before remount-ro: the next fserrd remounts read-only" \
+	has "$work/log8b" "remounted-ro"
+check "kill before remount-ro: the filesystem is read-only" options "$work/m/eight" ro
+umount "$work/m/eight"
+
+# 9. Killed before fsck, then one bad line appended to the state file:
+# the repair in progress is finished all the same, the loss said.
+new_fs nine
+mkdir -p "$work/m/nine"
+mount -t ext2 "$dev" "$work/m/nine"
+echo kept >"$work/m/nine/file"
+fresh "default repair"
+fault "$minor"
+start "$work/log9" --pause-before fsck
+wait_for "$work/log9" 'paused .*before=fsck' >"$work/out"
+kill_daemon
+echo "what is this" >>"$work/state"
+start "$work/log9b"
+wait_for "$work/log9b" 'repaired|repair-failed|repair-incomplete' >"$work/out"
+stop
+check "damaged state: the bad line is dropped and said, the rest kept" \
+	has "$work/log9b" 'state-damaged .*dropped="1 line".*kept="the rest, with the repair in progress"'
+check "damaged state: the repair resumes at fsck and ends repaired" \
+	has "$work/log9b" "repair-resume .*step=fsck" "repaired .*mounted=as-before"
+check "damaged state: the filesystem is mounted read-write, its file intact" \
+	eval "options '$work/m/nine' rw && grep -qx kept '$work/m/nine/file'"
+umount "$work/m/nine"
+
+# 10. The flush before the unmount meets an I/O error: no fsck
+new_fs ten
+mkdir -p "$work/m/ten"
+mount -t ext2 "$dev" "$work/m/ten"
+id=$(top "$work/m/ten" ID)
+fresh "default repair"
+fault "$minor"
+start "$work/log10" --pause-before unmount
+wait_for "$work/log10" 'paused .*before=unmount' >"$work/out"
+echo 5 >"$work/sys/ext2/loop$minor/last_errno"
+kill -CONT "$daemon"
+wait_for "$work/log10" 'remounted-ro|remount-ro-failed|repaired|repair-failed' >"$work/out"
+stop
+check "EIO at the flush: media-error, remount-ro, no fsck" \
+	has "$work/log10" "media-error .*flushing" "remounted-ro"
+check "EIO at the flush: nothing was unmounted or checked" \
+	eval "lacks '$work/log10' fsck-start && [ \"\$(top '$work/m/ten' ID)\" = $id ]"
+check "EIO at the flush: the filesystem is read-only" options "$work/m/ten" ro
+umount "$work/m/ten"
+
+tap_done
