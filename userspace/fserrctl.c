@@ -407,11 +407,35 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/*
+ * @s for a terminal: a control character, DEL, a backslash or a byte
+ * above 0x7e as \ooo (as mountinfo escapes), so that a name cannot move
+ * the cursor, change colours or pose as another line. Into @buf.
+ */
+static const char *escaped(const char *s, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	for (; *s && used + 5 < size; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			used += snprintf(buf + used, size - used, "\\%03o", c);
+		else
+			buf[used++] = c;
+	}
+	buf[used] = '\0';
+	return buf;
+}
+
 static int print_change(const struct fserr_fs *fs, void *data)
 {
+	char dir[4 * PATH_MAX + 1];
+
 	(void)data;
 	printf("state: %s fs_fault=%d error_count=%llu last_errno=%s\n",
-	       fs->dir, fs->fault, fs->error_count, fserr_errno_name(fs->last_errno));
+	       escaped(fs->dir, dir, sizeof(dir)), fs->fault, fs->error_count,
+	       fserr_errno_name(fs->last_errno));
 	return 0;
 }
 
@@ -427,6 +451,10 @@ static int cmd_watch(int argc, char **argv)
 	char buf[FSERR_UEVENT_MAX + 1];
 	struct fserr_uevent ev;
 	int size = 2 * 1024 * 1024;
+	char e1[4 * 256], e2[4 * 32], e3[4 * 32];
+	struct sockaddr_nl from;
+	unsigned long forged = 0;
+	socklen_t fromlen;
 	ssize_t n;
 
 	(void)argv;
@@ -459,13 +487,24 @@ static int cmd_watch(int argc, char **argv)
 			return EXIT_FAILURE;
 		}
 		if (pfd[0].revents & POLLIN) {
-			n = recv(pfd[0].fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+			memset(&from, 0, sizeof(from));
+			fromlen = sizeof(from);
+			n = recvfrom(pfd[0].fd, buf, sizeof(buf) - 1, MSG_DONTWAIT,
+				     (struct sockaddr *)&from, &fromlen);
 			if (n < 0 && errno == ENOBUFS) {
 				printf("uevents were lost; current state:\n");
 				fserr_fs_scan(sysfs_fs, print_change, NULL);
+			} else if (n > 0 && (fromlen != sizeof(from) || from.nl_pid != 0)) {
+				/* Only the kernel's (port id 0): a process's is forged */
+				if (!forged++)
+					fprintf(stderr, "fserrctl: ignoring uevents that do not "
+						"come from the kernel (the first from port %u)\n",
+						from.nl_pid);
 			} else if (n > 0 && fserr_uevent_parse(buf, n, &ev) == 0) {
 				printf("uevent: %s type=%s id=%s dev=%u:%u errno=%s errors=%llu suppressed=%llu\n",
-				       ev.devpath, ev.fs_type, ev.fs_id, ev.major, ev.minor,
+				       escaped(ev.devpath, e1, sizeof(e1)),
+				       escaped(ev.fs_type, e2, sizeof(e2)),
+				       escaped(ev.fs_id, e3, sizeof(e3)), ev.major, ev.minor,
 				       fserr_errno_name(ev.fs_errno), ev.error_count, ev.suppressed);
 			}
 		}

@@ -68,7 +68,7 @@ stop() {
 	return $rc
 }
 
-tap_plan 41
+tap_plan 43
 : >"$work/conf"
 man=$(dirname "$0")/../man/fserrd.8
 check "--help and fserrd.8 name the same options" bash -c \
@@ -380,5 +380,26 @@ printf 'fserrd-state 1\nhandled banana\n' >"$work/state"
 start "$work/log8"
 check "a damaged state file is reported with its line and moved aside" bash -c \
 	"$(declare -f wait_for); wait_for '$work/log8' 'state-damaged .*error=\"2: not a state record\"' && [ -f '$work/state.damaged' ]"
+stop
+
+# The state file is fserrd's own: not read through a symbolic link, nor when
+# someone else may write it (then a forged "handled" line would hide a
+# fault). Refused, said so, and the fault is handled.
+printf 'fserrd-state 1\nboot %s\nhandled %s 99\n' "$(cat /proc/sys/kernel/random/boot_id)" \
+	"$(stat -c %i "$work/sys/fat/sdz1")" \
+	>"$work/forged"
+ln -sf "$work/forged" "$work/state"
+start "$work/log16"
+check "a state file that is a symbolic link is refused, not followed" bash -c \
+	"$(declare -f wait_for); wait_for '$work/log16' 'state-refused .*symbolic link' &&
+	 wait_for '$work/log16' ' fault .*sysfs=$work/sys/fat/sdz1 '"
+stop
+rm -f "$work/state"
+cp "$work/forged" "$work/state"
+chmod 0666 "$work/state"
+start "$work/log17"
+check "a state file that others may write is refused" bash -c \
+	"$(declare -f wait_for); wait_for '$work/log17' 'state-refused .*only it may write' &&
+	 wait_for '$work/log17' ' fault .*sysfs=$work/sys/fat/sdz1 '"
 stop
 tap_done
