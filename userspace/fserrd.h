@@ -117,13 +117,18 @@ int fserrd_remount_ro(const struct fserrd_fault *f, const char *why);
  */
 int fserrd_open_mount(const char *target, int mnt_id, char *why, size_t size);
 
+/* fserrd_run(): the program gets no capability (fsck) */
+#define FSERRD_RUN_NO_CAPS 0x1
+
 /*
- * Run @argv (an absolute path) with @env added, stdin from /dev/null,
- * stdout to stderr, @keep_fd (if >= 0) as descriptor 3 and no other, in a
- * process group of its own; killed with it after @timeout seconds (0:
- * never). 0 with @status (and @timed_out), or -errno if it did not start.
+ * Run @argv (an absolute path) with @env added to a minimal environment
+ * (PATH only), stdin from /dev/null, stdout to stderr, @keep_fd (if >= 0)
+ * as descriptor 3 and no other, in a process group of its own, with no
+ * new privileges (and no capability with FSERRD_RUN_NO_CAPS in @flags);
+ * killed with its group after @timeout seconds (0: never). 0 with @status
+ * (and @timed_out), or -errno if it did not start.
  */
-int fserrd_run(char *const argv[], char *const env[], int keep_fd,
+int fserrd_run(char *const argv[], char *const env[], int keep_fd, unsigned int flags,
 	       unsigned int timeout, int *status, bool *timed_out);
 
 /* Why a program ended, as text ("exit 1", "killed after the timeout"). */

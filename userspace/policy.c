@@ -8,11 +8,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -37,67 +37,116 @@ void fserrd_describe_status(int status, bool timed_out, char *buf, size_t size)
 		snprintf(buf, size, "status %#x", status);
 }
 
+/* The environment every program gets besides its own FSERR_* variables */
+static char *const base_env[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+
 /*
- * Run @argv (an absolute path) with @env added to the environment, stdin
- * from /dev/null, stdout to our stderr (the log), @keep_fd (if >= 0) as
- * descriptor 3 and no other descriptor, in a process group of its own,
- * with default signal handling. @timeout seconds, 0 for none; a program
- * that overruns is killed with its process group. Returns 0 with @status
- * filled, or -errno if it could not be started.
+ * The child's side of fserrd_run(), between fork() and execve(); only
+ * async-signal-safe calls. An error goes to the parent through @report.
  */
-int fserrd_run(char *const argv[], char *const env[], int keep_fd,
+static void run_child(char *const argv[], char *const envp[], int keep_fd, bool no_caps,
+		      int report)
+{
+	sigset_t none;
+	int fd, cap, err;
+
+	/* above the descriptors set up below, and kept until execve() */
+	fd = fcntl(report, F_DUPFD_CLOEXEC, 10);
+	if (fd < 0)
+		_exit(127);
+	report = fd;
+	sigemptyset(&none);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setpgid(0, 0);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || dup2(fd, 0) < 0 || dup2(2, 1) < 0)
+		goto fail;
+	if (keep_fd >= 0 && (keep_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(keep_fd, 3)) < 0)
+		goto fail;
+	/* what fserrd inherited from its parent is not the program's */
+	fd = keep_fd >= 0 ? 4 : 3;
+	if ((fd < report && close_range(fd, report - 1, 0)) || close_range(report + 1, ~0U, 0))
+		goto fail;
+	/*
+	 * fsck needs no capability: it checks the device it was given as
+	 * descriptor 3. With the bounding set empty, root's execve() grants
+	 * none.
+	 */
+	for (cap = 0; no_caps && cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
+			goto fail;
+	/* no set-user-ID or file-capability gain in anything it runs */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		goto fail;
+	execve(argv[0], argv, envp);
+fail:
+	err = errno;
+	(void)!write(report, &err, sizeof(err));
+	_exit(127);
+}
+
+/*
+ * Run @argv (an absolute path) with @env added to a minimal environment
+ * (base_env: fserrd's own is not the program's), stdin from /dev/null,
+ * stdout to our stderr (the log), @keep_fd (if >= 0) as descriptor 3 and
+ * no other descriptor, in a process group of its own, with default signal
+ * handling and no new privileges; with FSERRD_RUN_NO_CAPS, without any
+ * capability. @timeout seconds, 0 for none; a program that overruns is
+ * killed with its process group. Returns 0 with @status filled, or -errno
+ * if it could not be started.
+ */
+int fserrd_run(char *const argv[], char *const env[], int keep_fd, unsigned int flags,
 	       unsigned int timeout, int *status, bool *timed_out)
 {
 	struct timespec start, now, nap = { 0, 20 * 1000 * 1000 };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, dfl;
-	char **envp;
-	size_t n_env = 0, n_add = 0, i;
+	size_t n_base = 0, n_add = 0, i;
+	int report[2], err = 0;
 	pid_t pid, got;
-	int err;
+	char **envp;
+	ssize_t n;
 
 	*timed_out = false;
-	while (environ[n_env])
-		n_env++;
+	while (base_env[n_base])
+		n_base++;
 	while (env && env[n_add])
 		n_add++;
-	envp = calloc(n_env + n_add + 1, sizeof(*envp));
+	envp = calloc(n_base + n_add + 1, sizeof(*envp));
 	if (!envp)
 		return -ENOMEM;
 	for (i = 0; i < n_add; i++)
 		envp[i] = env[i];
-	for (i = 0; i < n_env; i++)
-		/* FSERR_*: ours, not inherited ones; systemd's socket is fserrd's */
-		if (strncmp(environ[i], "FSERR_", 6) && strncmp(environ[i], "NOTIFY_SOCKET=", 14))
-			envp[n_add++] = environ[i];
-
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGHUP);
-	sigaddset(&dfl, SIGPIPE);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-					POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, 2, 1);
-	if (keep_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, keep_fd, 3);
-	/* what fserrd inherited from its parent is not the program's */
-	posix_spawn_file_actions_addclosefrom_np(&fa, keep_fd >= 0 ? 4 : 3);
+	for (i = 0; i < n_base; i++)
+		envp[n_add + i] = base_env[i];
+	if (pipe2(report, O_CLOEXEC)) {
+		err = -errno;
+		free(envp);
+		return err;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	err = posix_spawn(&pid, argv[0], &fa, &attr, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	pid = fork();
+	if (pid == 0)
+		run_child(argv, envp, keep_fd, flags & FSERRD_RUN_NO_CAPS, report[1]);
+	if (pid < 0)
+		err = -errno;
+	else
+		setpgid(pid, pid);	/* (also here: kill(-pid) may come first) */
+	close(report[1]);
 	free(envp);
-	if (err)
+	/* the child's errno if it failed before or at execve() */
+	while (pid > 0 && (n = read(report[0], &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	close(report[0]);
+	if (pid < 0)
+		return err;
+	if (n == sizeof(err)) {
+		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+			;
 		return -err;
+	}
 	for (;;) {
 		got = waitpid(pid, status, timeout ? WNOHANG : 0);
 		if (got == pid)
@@ -140,7 +189,7 @@ static void act_exec(struct fserrd *d, const struct fserr_action *a,
 	ENV("FSERR_LAST_ERROR_TIME=%lld", f->fs.last_error_time);
 #undef ENV
 	envp[n] = NULL;
-	err = fserrd_run(a->argv, envp, -1, d->cfg.exec_timeout, &status, &timed_out);
+	err = fserrd_run(a->argv, envp, -1, 0, d->cfg.exec_timeout, &status, &timed_out);
 	if (err) {
 		fserrd_log("exec-failed", "program", a->argv[0], "error", strerror(-err), NULL);
 		return;

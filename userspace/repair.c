@@ -438,7 +438,8 @@ static bool verify_fsck_fat(struct fserrd *d, const char *program, int hold)
 	snprintf(cmd, sizeof(cmd), "%s -n /proc/self/fd/3", program);
 	/* (the claim goes with it, as with the repair's fsck.fat) */
 	extend_timeout(d->cfg.fsck_timeout);
-	err = fserrd_run(argv, NULL, hold, d->cfg.fsck_timeout, &status, &timed_out);
+	err = fserrd_run(argv, NULL, hold, FSERRD_RUN_NO_CAPS, d->cfg.fsck_timeout, &status,
+			 &timed_out);
 	if (err) {
 		fserrd_log("fsck-verify", "command", cmd, "error", strerror(-err),
 			   "outcome", "not-clean", NULL);
@@ -516,7 +517,8 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary, 
 	fserrd_log("fsck-start", "command", cmd, "device", primary->source, NULL);
 	fserrd_notify("STATUS=repairing %u:%u: %s running", MAJMIN(dev), argv[0]);
 	extend_timeout(d->cfg.fsck_timeout);
-	err = fserrd_run(argv, NULL, fd, d->cfg.fsck_timeout, &status, &timed_out);
+	err = fserrd_run(argv, NULL, fd, FSERRD_RUN_NO_CAPS, d->cfg.fsck_timeout, &status,
+			 &timed_out);
 	if (hold < 0) {
 		/* e2fsck's claim is gone: fserrd's again, on the same device */
 		snprintf(why, sizeof(why), "/proc/self/fd/%d", fd);

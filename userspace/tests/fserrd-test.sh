@@ -68,7 +68,7 @@ stop() {
 	return $rc
 }
 
-tap_plan 43
+tap_plan 45
 : >"$work/conf"
 man=$(dirname "$0")/../man/fserrd.8
 check "--help and fserrd.8 name the same options" bash -c \
@@ -111,6 +111,9 @@ stop
 cat >"$work/tell" <<EOF
 #!/bin/sh
 env | grep '^FSERR_' | sort >"$work/env"
+env | grep -v -e '^FSERR_' -e '^PWD=' -e '^SHLVL=' -e '^_=' | sort >"$work/env-other"
+grep '^NoNewPrivs:' /proc/self/status >"$work/nnp"
+ls /proc/self/fd >"$work/fds"
 EOF
 chmod +x "$work/tell"
 printf 'match fstype fat exec %s\nexec-timeout 1\n' "$work/tell" >"$work/conf"
@@ -120,6 +123,11 @@ check "exec runs the program and logs its exit" wait_for "$work/log4" "exec-done
 check "exec passes the fault in FSERR_* variables" bash -c \
 	"grep -qx 'FSERR_DEV=4000:7' '$work/env' && grep -qx 'FSERR_FAULT_COUNT=3' '$work/env' &&
 	 grep -qx 'FSERR_FIRST_ERRNO=117' '$work/env' && grep -qx 'FSERR_SYSFS=$work/sys/fat/sdz1' '$work/env'"
+check "exec: nothing of fserrd's environment but a fixed PATH" bash -c \
+	"[ \"\$(cat '$work/env-other')\" = PATH=/usr/sbin:/usr/bin:/sbin:/bin ] || { cat '$work/env-other'; exit 1; }"
+check "exec: no new privileges, no descriptor of fserrd's" bash -c \
+	"grep -q '^NoNewPrivs:[[:space:]]*1' '$work/nnp' && [ \"\$(grep -cvx '[0-2]' '$work/fds')\" = 1 ] ||
+	 { cat '$work/nnp' '$work/fds'; exit 1; }"
 stop
 printf '#!/bin/sh\necho $$ >"%s/slow.pid"\nexec sleep 30\n' "$work" >"$work/slow"
 chmod +x "$work/slow"
