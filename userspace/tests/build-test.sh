@@ -17,7 +17,7 @@ trap 'rm -rf "$work"' EXIT
 # The copy: userspace/'s files, nothing above it
 src=$work/src/userspace
 mkdir -p "$src"
-(cd "$here/.." && tar cf - --exclude=./tests/uevent_corpus Makefile ./*.c ./*.h lib man dist tests) |
+(cd "$here/.." && tar cf - --exclude=./tests/uevent_corpus Makefile NEWS README.md ./*.c ./*.h lib man dist tests) |
 	tar xf - -C "$src"
 # A compiler that notes every command line it is given
 cat >"$work/cc" <<'CC'
@@ -30,7 +30,7 @@ export CC_LOG=$work/cc.log
 tests="uevent_test fsstate_test config_test state_test logline_test mountpoint_test fsck_test
 	journal_test"
 
-tap_plan 20
+tap_plan 24
 build() { # O-DIR MAKE-ARGS...
 	local o=$1
 	shift
@@ -95,6 +95,20 @@ check "make install leaves an existing directory's mode alone" bash -c "
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
 check "by default the unit goes to systemd's unit directory (${unitdir:-/lib/systemd/system})" \
 	test -f "$root2${unitdir:-/lib/systemd/system}/fserrd.service"
+# Without udev.pc and systemd.pc: the distribution's directories, under
+# /usr on a merged-/usr system (/lib -> usr/lib)
+cat >"$work/pkg-config" <<'PC'
+#!/bin/sh
+for a; do case $a in udev|systemd) exit 1 ;; esac; done
+exec pkg-config "$@"
+PC
+chmod +x "$work/pkg-config"
+case $(readlink -f /lib) in /usr/lib) lib=/usr/lib ;; *) lib=/lib ;; esac
+check "without udev.pc and systemd.pc, the rule and the unit go to $lib/udev/rules.d and $lib/systemd/system" \
+	bash -c "make -s -C '$src' O='$work/o1' CC='$work/cc' PKG_CONFIG='$work/pkg-config' install \
+		DESTDIR='$work/root6' >/dev/null &&
+	test -f '$work/root6$lib/udev/rules.d/90-fserr.rules' &&
+	test -f '$work/root6$lib/systemd/system/fserrd.service' || { find '$work/root6' -type f; exit 1; }"
 # libsystemd: used when found (SYSTEMD=auto), left out with SYSTEMD=no
 # (the unit is then Type=exec: nothing would say READY), required with
 # SYSTEMD=yes.
@@ -141,6 +155,30 @@ else
 	skip "systemd-analyze verify finds nothing to say about the installed unit" "no systemd-analyze here"
 	skip "the installed unit's exposure is at most 5.0" "no systemd-analyze here"
 fi
+# --version, NEWS and the man pages tell one story
+check "--version names the newest version in NEWS" bash -c "
+	news=\$(sed -n 's/^\\([0-9][0-9.]*\\)\\( (not released)\\)\\?\$/\\1/p' '$src/NEWS' | head -n 1)
+	[ -n \"\$news\" ] || { echo 'no version in NEWS'; exit 1; }
+	for p in fserrd fserrctl; do
+		'$work/o1/'\$p --version | grep -q \"^\$p \$news\\b\" ||
+			{ echo \"\$p: \$('$work/o1/'\$p --version), NEWS: \$news\"; exit 1; }
+	done"
+check "every option of --help is in its man page's SYNOPSIS" python3 -c '
+import re, subprocess, sys
+bad = []
+for prog in ("fserrd", "fserrctl"):
+    helptext = subprocess.run(["'"$work/o1"'/" + prog, "--help"], capture_output=True, text=True).stdout
+    man = open("'"$src"'/man/" + prog + ".8").read().replace("\\-", "-")
+    synopsis = man.split(".SH SYNOPSIS")[1].split(".SH ")[0]
+    words = set(re.findall(r"--?[a-z][a-z-]*", synopsis))
+    for short, long in re.findall(r"^  +(?:(-[a-zA-Z]), )?(--[a-z][a-z-]*)", helptext, re.M):
+        if long not in words and short not in words:
+            bad.append(prog + " " + long)
+sys.exit("not in SYNOPSIS: " + ", ".join(bad) if bad else 0)'
+# A packager runs the copy's own tests (dh_auto_test): what they source is in it
+check "the copy's shell tests run from the copy alone" bash -c "
+	'$src/tests/fserrctl-test.sh' '$work/o1/fserrctl' >'$work/copy-tests.log' 2>&1 ||
+		{ cat '$work/copy-tests.log'; exit 1; }"
 check "fserrctl is never linked with libsystemd" bash -c "
 	grep -q -- '-o $work/o1/fserrctl ' '$work/cc1.log' && ! grep -- '-o $work/o1/fserrctl ' '$work/cc1.log' | grep -q -- -lsystemd"
 tap_done
