@@ -32,7 +32,7 @@
 #include "lib/uevent.h"
 
 #define DEFAULT_CONFIG "/etc/fserrd.conf"
-#define DEFAULT_STATE "/run/fserrd/state"
+#define DEFAULT_STATE "/var/lib/fserrd/state"
 /* Descriptors left for scans, fsck and the programs fserrd starts. */
 #define FD_RESERVE 64
 
@@ -806,12 +806,19 @@ static int start(struct fserrd *d, sigset_t *waiting)
 	if (chdir("/"))
 		return -1;
 	raise_fd_limit();
-	/* The state file's directory, e.g. /run/fserrd */
+	/* The state file's directory, e.g. /var/lib/fserrd, and those above it */
 	snprintf(dir, sizeof(dir), "%s", d->state_path);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
-		mkdir(dir, 0700);
+		for (slash = strchr(dir + 1, '/'); ; slash = strchr(slash + 1, '/')) {
+			if (slash)
+				*slash = '\0';
+			mkdir(dir, slash ? 0755 : 0700);
+			if (!slash)
+				break;
+			*slash = '/';
+		}
 	}
 	read_boot_id(boot_id, sizeof(boot_id));
 	fserr_state_init(&d->state, boot_id);

@@ -501,6 +501,30 @@ int fserr_state_load(const char *path, struct fserr_state *st,
 	return ret;
 }
 
+/* fsync() the directory that holds @path; 0 or -errno. */
+static int sync_dir(const char *path)
+{
+	char dir[4096];
+	char *slash;
+	int fd, err = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 int fserr_state_save(const char *path, const struct fserr_state *st)
 {
 	char tmp[4096];
@@ -537,6 +561,13 @@ int fserr_state_save(const char *path, const struct fserr_state *st)
 		err = -errno;
 	if (!err && rename(tmp, path))
 		err = -errno;
+	/*
+	 * The rename reaches the disk only with its directory: without this,
+	 * a power cut can bring back the old file (or none) after fsync()
+	 * of the new one returned.
+	 */
+	if (!err)
+		err = sync_dir(path);
 	if (err)
 		unlink(tmp);
 	free(text);
