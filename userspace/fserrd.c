@@ -228,7 +228,7 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 	snprintf(f->fstype, sizeof(f->fstype), "%s", f->fs.family);
 	snprintf(f->source, sizeof(f->source), "%s", f->fs.id);
 	f->first_mount[0] = f->any_mount[0] = '\0';
-	f->first_mount_id = f->any_mount_id = 0;
+	f->first_mount_id = 0;
 	f->mountpoints[0] = f->mountpoints_nl[0] = '\0';
 	if (!it)
 		return;
@@ -244,10 +244,8 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 			f->first_mount_id = mnt_fs_get_id(m);
 		}
 	}
-	if (first && mnt_fs_get_target(first)) {
+	if (first && mnt_fs_get_target(first))
 		snprintf(f->any_mount, sizeof(f->any_mount), "%s", mnt_fs_get_target(first));
-		f->any_mount_id = mnt_fs_get_id(first);
-	}
 	if (first && mnt_fs_get_fstype(first))
 		snprintf(f->fstype, sizeof(f->fstype), "%s", mnt_fs_get_fstype(first));
 	if (first && mnt_fs_get_source(first))
@@ -306,12 +304,17 @@ static void log_fault(const struct fserrd_fault *f, const char *devno, const cha
 		   "sysfs", f->fs.dir, "ino", ino, "policy", fserr_policy_name(a->policy), NULL);
 }
 
-static void act(struct fserrd *d, const struct fserr_action *a, struct fserrd_fault *f)
+/* -1 if the fault could not be acted on and is to be tried again */
+static int act(struct fserrd *d, const struct fserr_action *a, struct fserrd_fault *f)
 {
 	if (a->policy == FSERR_REPAIR)
-		fserrd_repair(d, f);
-	else
-		fserrd_act(d, a, f);
+		return fserrd_repair(d, f);
+	return fserrd_act(d, a, f);
+}
+
+static bool not_this_ino(unsigned long long ino, void *data)
+{
+	return ino != *(unsigned long long *)data;
 }
 
 /*
@@ -372,7 +375,13 @@ static enum fserr_policy handle(struct fserrd *d, struct libmnt_table *tb,
 			d->pause_remount = false;
 			raise(SIGSTOP);
 		}
-		act(d, a, &f);
+		if (act(d, a, &f) < 0) {
+			/* Not done (remount-ro refused or failed): not remembered */
+			fserrd_log("fault-deferred", "dev", devno, "ino", ino, "why",
+				   "the action could not be done; tried again", NULL);
+			d->retry = true;
+			return FSERR_LOG;
+		}
 	}
 	if (fserr_state_set_handled(&d->state, fs->ino, fs->fault_count)) {
 		/* Not remembered, so not acted on: the next scan tries again. */
@@ -384,8 +393,21 @@ static enum fserr_policy handle(struct fserrd *d, struct libmnt_table *tb,
 	}
 	if (fserrd_save_state(d) && a->policy == FSERR_REPAIR)
 		fserrd_repair_not_saved(d);
-	if (!act_first)
-		act(d, a, &f);
+	if (!act_first && act(d, a, &f) < 0) {
+		/*
+		 * A repair that gave up and could not even remount read-only
+		 * (something mounted over every mount of it): the fault is
+		 * forgotten, and tried again.
+		 */
+		unsigned long long key = fs->ino;
+
+		fserr_state_keep_handled(&d->state, not_this_ino, &key);
+		fserrd_save_state(d);
+		fserrd_log("fault-deferred", "dev", devno, "ino", ino, "why",
+			   "the action could not be done; tried again", NULL);
+		d->retry = true;
+		return FSERR_LOG;
+	}
 	return a->policy;
 }
 

@@ -27,8 +27,8 @@ struct fserrd_fault {
 	char mountpoints_nl[4096];	/* the same, one per line */
 	char first_mount[PATH_MAX];	/* the mount of the fs root, "" if none */
 	char any_mount[PATH_MAX];	/* the first mount, "" if none */
-	/* their mount IDs (mountinfo's first field, statx's stx_mnt_id) */
-	int first_mount_id, any_mount_id;
+	/* the first one's mount ID (mountinfo's first field, statx's stx_mnt_id) */
+	int first_mount_id;
 };
 
 /* What fserrd_repair_prepare() decided for a repair */
@@ -43,6 +43,7 @@ enum fserrd_repair_plan {
 	FSERRD_REPAIR_TOO_MANY_MOUNTS,	/* remount-ro */
 	FSERRD_REPAIR_UNSAFE_TARGET,	/* remount-ro: repair_why says why */
 	FSERRD_REPAIR_NOT_SAVED,	/* remount-ro: the state file cannot be written */
+	FSERRD_REPAIR_HOLDS_STATE,	/* remount-ro: the state file is on it */
 };
 
 struct watch;
@@ -99,14 +100,18 @@ int fserrd_load_state(struct fserrd *d, const char *boot_id);
 
 /* --- policy.c ------------------------------------------------------------- */
 
-/* Run the policy exec or remount-ro on @f (log: nothing; repair: repair.c). */
-void fserrd_act(struct fserrd *d, const struct fserr_action *a,
-		const struct fserrd_fault *f);
+/*
+ * Run the policy exec or remount-ro on @f (log: nothing; repair: repair.c).
+ * -1 if remount-ro could not be done (the fault is then tried again), else 0.
+ */
+int fserrd_act(struct fserrd *d, const struct fserr_action *a,
+	       const struct fserrd_fault *f);
 
 /*
- * Remount @f's filesystem read-only (its root's mount, else any), saying
- * @why; only through that very mount (its ID checked), never through
- * whatever was mounted over it since. 0, or -1 (logged).
+ * Make @f's filesystem read-only, saying @why: through one of its mounts
+ * in the mount table as it is now (the root's first), its ID checked at
+ * its mount point, never through whatever was mounted over it. 0; 1 if it
+ * is not mounted in this namespace; -1 if it could not be done (logged).
  */
 int fserrd_remount_ro(const struct fserrd_fault *f, const char *why);
 
@@ -150,8 +155,12 @@ void fserrd_repair_prepare(struct fserrd *d, const struct fserr_action *a,
 			   const struct fserrd_fault *f);
 void fserrd_repair_not_saved(struct fserrd *d);
 
-/* Repair @f, as fserrd_repair_prepare() planned it. */
-void fserrd_repair(struct fserrd *d, const struct fserrd_fault *f);
+/*
+ * Repair @f, as fserrd_repair_prepare() planned it. -1 when the repair
+ * did not go ahead and its fallback, remount-ro, could not be done either
+ * (the fault is then tried again), else 0.
+ */
+int fserrd_repair(struct fserrd *d, const struct fserrd_fault *f);
 
 /* Finish or report a repair that an earlier run did not complete. */
 void fserrd_repair_resume(struct fserrd *d);

@@ -7,14 +7,16 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,21 +42,30 @@ void fserrd_describe_status(int status, bool timed_out, char *buf, size_t size)
 /* The environment every program gets besides its own FSERR_* variables */
 static char *const base_env[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
 
-/*
- * The child's side of fserrd_run(), between fork() and execve(); only
- * async-signal-safe calls. An error goes to the parent through @report.
- */
-static void run_child(char *const argv[], char *const envp[], int keep_fd, bool no_caps,
-		      int report)
-{
-	sigset_t none;
-	int fd, cap, err;
+/* What the child of fserrd_run() is to do; @err is its errno if it fails */
+struct child {
+	char *const *argv;
+	char *const *envp;
+	int keep_fd;
+	bool no_caps;
+	int err;
+};
 
-	/* above the descriptors set up below, and kept until execve() */
-	fd = fcntl(report, F_DUPFD_CLOEXEC, 10);
-	if (fd < 0)
-		_exit(127);
-	report = fd;
+/*
+ * The child's side of fserrd_run(), between clone() and execve(). It runs
+ * in fserrd's memory (CLONE_VM | CLONE_VFORK, as posix_spawn() does), with
+ * fserrd stopped until it execs or exits: only system calls, and its
+ * errno goes back through @c. (With fork() instead, at 39d29f2, the
+ * child in the arm64 guest stayed running in user space for as long as
+ * it was watched, 8 s, its descriptors untouched: it never reached its
+ * first system call. posix_spawn()'s way works there.)
+ */
+static int run_child(void *arg)
+{
+	struct child *c = arg;
+	sigset_t none;
+	int fd, cap;
+
 	sigemptyset(&none);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
@@ -65,28 +76,39 @@ static void run_child(char *const argv[], char *const envp[], int keep_fd, bool 
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || dup2(fd, 0) < 0 || dup2(2, 1) < 0)
 		goto fail;
-	if (keep_fd >= 0 && (keep_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(keep_fd, 3)) < 0)
+	if (c->keep_fd >= 0 &&
+	    (c->keep_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(c->keep_fd, 3)) < 0)
 		goto fail;
 	/* what fserrd inherited from its parent is not the program's */
-	fd = keep_fd >= 0 ? 4 : 3;
-	if ((fd < report && close_range(fd, report - 1, 0)) || close_range(report + 1, ~0U, 0))
+	if (close_range(c->keep_fd >= 0 ? 4 : 3, ~0U, 0))
 		goto fail;
 	/*
 	 * fsck needs no capability: it checks the device it was given as
 	 * descriptor 3. With the bounding set empty, root's execve() grants
-	 * none.
+	 * none but the inheritable ones, which go too, with the ambient ones.
 	 */
-	for (cap = 0; no_caps && cap <= 63; cap++)
+	for (cap = 0; c->no_caps && cap <= 63; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
 			goto fail;
+	if (c->no_caps) {
+		struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_data_struct data[2];
+
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
+			goto fail;
+		if (syscall(SYS_capget, &head, data))
+			goto fail;
+		data[0].inheritable = data[1].inheritable = 0;
+		if (syscall(SYS_capset, &head, data))
+			goto fail;
+	}
 	/* no set-user-ID or file-capability gain in anything it runs */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		goto fail;
-	execve(argv[0], argv, envp);
+	execve(c->argv[0], c->argv, c->envp);
 fail:
-	err = errno;
-	(void)!write(report, &err, sizeof(err));
-	_exit(127);
+	c->err = errno ? errno : EINVAL;
+	return 127;
 }
 
 /*
@@ -103,11 +125,10 @@ int fserrd_run(char *const argv[], char *const env[], int keep_fd, unsigned int 
 	       unsigned int timeout, int *status, bool *timed_out)
 {
 	struct timespec start, now, nap = { 0, 20 * 1000 * 1000 };
-	size_t n_base = 0, n_add = 0, i;
-	int report[2], err = 0;
+	size_t n_base = 0, n_add = 0, i, stack_size = 256 * 1024;
+	struct child c = { .keep_fd = keep_fd, .no_caps = flags & FSERRD_RUN_NO_CAPS };
+	char **envp, *stack;
 	pid_t pid, got;
-	char **envp;
-	ssize_t n;
 
 	*timed_out = false;
 	while (base_env[n_base])
@@ -115,37 +136,31 @@ int fserrd_run(char *const argv[], char *const env[], int keep_fd, unsigned int 
 	while (env && env[n_add])
 		n_add++;
 	envp = calloc(n_base + n_add + 1, sizeof(*envp));
-	if (!envp)
+	stack = malloc(stack_size);
+	if (!envp || !stack) {
+		free(envp);
+		free(stack);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n_add; i++)
 		envp[i] = env[i];
 	for (i = 0; i < n_base; i++)
 		envp[n_add + i] = base_env[i];
-	if (pipe2(report, O_CLOEXEC)) {
-		err = -errno;
-		free(envp);
-		return err;
-	}
+	c.argv = argv;
+	c.envp = envp;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	pid = fork();
-	if (pid == 0)
-		run_child(argv, envp, keep_fd, flags & FSERRD_RUN_NO_CAPS, report[1]);
+	/* (fserrd waits here until the child has exec'd or exited) */
+	pid = clone(run_child, stack + stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
 	if (pid < 0)
-		err = -errno;
-	else
-		setpgid(pid, pid);	/* (also here: kill(-pid) may come first) */
-	close(report[1]);
+		c.err = errno;
 	free(envp);
-	/* the child's errno if it failed before or at execve() */
-	while (pid > 0 && (n = read(report[0], &err, sizeof(err))) < 0 && errno == EINTR)
-		;
-	close(report[0]);
+	free(stack);
 	if (pid < 0)
-		return err;
-	if (n == sizeof(err)) {
+		return -c.err;
+	if (c.err) {
 		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 			;
-		return -err;
+		return -c.err;
 	}
 	for (;;) {
 		got = waitpid(pid, status, timeout ? WNOHANG : 0);
@@ -244,7 +259,12 @@ int fserrd_open_mount(const char *target, int mnt_id, char *why, size_t size)
 		snprintf(why, size, "cannot open %s: %s", target, strerror(errno));
 		return -1;
 	}
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx)) {
+	/*
+	 * (AT_STATX_DONT_SYNC: the mount ID is the VFS's; a FUSE server
+	 * mounted over @target is never asked, so it cannot hang fserrd)
+	 */
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+		  STATX_MNT_ID, &stx)) {
 		snprintf(why, size, "cannot read the mount ID of %s: %s", target, strerror(errno));
 		close(fd);
 		return -1;
@@ -265,63 +285,113 @@ int fserrd_open_mount(const char *target, int mnt_id, char *why, size_t size)
 }
 
 /*
- * Remount the filesystem of mount @mnt_id at @target read-only; logs the
- * outcome. The remount goes through a descriptor of that very mount
- * (/proc/self/fd/N), so whatever is mounted on @target after the check
- * is never touched. The mount keeps its nosuid, nodev and noexec (a plain
- * MS_REMOUNT would clear them) and its atime flags (the kernel keeps
- * those when none is given); no filesystem options are passed, so the
- * filesystem keeps its own.
+ * Make the filesystem behind the mount descriptor @fd read-only: its
+ * superblock (fspick(), "ro", reconfigure: what "mount -o remount,ro"
+ * does to it, with no other option changed) and that mount. Nothing is
+ * looked up by path, and no per-mount flag but the read-only one changes
+ * (a plain MS_REMOUNT would reset nosuid, nodev, noexec, nosymfollow).
+ * 0, or -1 with the reason in @msg.
  */
-static int remount_ro(const char *target, int mnt_id, const char *why)
+static int make_ro(int fd, char *msg, size_t size)
 {
-	unsigned long flags = MS_REMOUNT | MS_RDONLY;
-	char path[64], msg[PATH_MAX + 256];
-	struct statvfs sv;
-	int fd;
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+	int fs = fspick(fd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC | FSPICK_NO_AUTOMOUNT);
 
-	fd = fserrd_open_mount(target, mnt_id, msg, sizeof(msg));
-	if (fd < 0) {
-		fserrd_log("remount-ro-refused", "mountpoint", target, "error", msg,
-			   "why", why, NULL);
+	if (fs < 0) {
+		snprintf(msg, size, "fspick: %s", strerror(errno));
 		return -1;
 	}
-	if (fstatvfs(fd, &sv)) {
-		snprintf(msg, sizeof(msg), "statvfs: %s", strerror(errno));
-		goto failed;
+	if (fsconfig(fs, FSCONFIG_SET_FLAG, "ro", NULL, 0) ||
+	    fsconfig(fs, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0)) {
+		snprintf(msg, size, "reconfigure read-only: %s", strerror(errno));
+		close(fs);
+		return -1;
 	}
-	flags |= (sv.f_flag & ST_NOSUID ? MS_NOSUID : 0) | (sv.f_flag & ST_NODEV ? MS_NODEV : 0) |
-		 (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (mount(NULL, path, NULL, flags, NULL)) {
-		snprintf(msg, sizeof(msg), "%s", strerror(errno));
-		goto failed;
+	close(fs);
+	if (mount_setattr(fd, "", AT_EMPTY_PATH, &attr, sizeof(attr))) {
+		snprintf(msg, size, "mount_setattr: %s", strerror(errno));
+		return -1;
 	}
-	close(fd);
-	fserrd_log("remounted-ro", "mountpoint", target, "why", why, NULL);
 	return 0;
-failed:
-	close(fd);
-	fserrd_log("remount-ro-failed", "mountpoint", target, "error", msg, "why", why, NULL);
-	return -1;
+}
+
+/* The mounts of @dev in @tb, those of the filesystem's root first */
+static size_t mounts_root_first(struct libmnt_table *tb, dev_t dev, struct libmnt_fs **out,
+				size_t max)
+{
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *m;
+	size_t n = 0;
+	int pass;
+
+	for (pass = 0; it && pass < 2; pass++) {
+		mnt_reset_iter(it, MNT_ITER_FORWARD);
+		while (n < max && fserr_mounts_next(tb, it, dev, &m) == 0) {
+			const char *root = mnt_fs_get_root(m);
+			bool is_root = root && !strcmp(root, "/");
+
+			if (mnt_fs_get_target(m) && is_root == !pass)
+				out[n++] = m;
+		}
+	}
+	mnt_free_iter(it);
+	return n;
 }
 
 int fserrd_remount_ro(const struct fserrd_fault *f, const char *why)
 {
-	/* If there are only bind mounts of a subdirectory, any of them will do. */
-	bool root = *f->first_mount;
+	struct libmnt_fs *mounts[64];
+	struct libmnt_table *tb;
+	char msg[PATH_MAX + 256], first[PATH_MAX + 256] = "";
+	const char *target = NULL;
+	size_t n, i;
+	int fd, ret = -1;
 
-	if (!root && !*f->any_mount) {
-		fserrd_log("remount-ro-impossible", "sysfs", f->fs.dir,
-			   "why", "not mounted in this mount namespace", NULL);
+	/*
+	 * The mount table as it is now (a repair that gave up has mounted
+	 * everything again, with new mount IDs), and every mount of the
+	 * device, the root's first: one that something was mounted over is
+	 * refused, the next one tried.
+	 */
+	tb = fserr_mounts_load(NULL);
+	if (!tb) {
+		fserrd_log("remount-ro-failed", "sysfs", f->fs.dir, "error", strerror(errno),
+			   "why", why, NULL);
 		return -1;
 	}
-	return remount_ro(root ? f->first_mount : f->any_mount,
-			  root ? f->first_mount_id : f->any_mount_id, why);
+	n = mounts_root_first(tb, f->fs.dev, mounts, sizeof(mounts) / sizeof(mounts[0]));
+	if (!n) {
+		fserrd_log("remount-ro-impossible", "sysfs", f->fs.dir,
+			   "why", "not mounted in this mount namespace", NULL);
+		mnt_unref_table(tb);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		target = mnt_fs_get_target(mounts[i]);
+		fd = fserrd_open_mount(target, mnt_fs_get_id(mounts[i]), msg, sizeof(msg));
+		if (fd < 0) {
+			if (!*first)
+				snprintf(first, sizeof(first), "%s", msg);
+			continue;
+		}
+		ret = make_ro(fd, msg, sizeof(msg));
+		close(fd);
+		if (ret)
+			fserrd_log("remount-ro-failed", "mountpoint", target, "error", msg,
+				   "why", why, NULL);
+		else
+			fserrd_log("remounted-ro", "mountpoint", target, "why", why, NULL);
+		mnt_unref_table(tb);
+		return ret;
+	}
+	fserrd_log("remount-ro-refused", "mountpoint", mnt_fs_get_target(mounts[0]),
+		   "error", first, "why", why, NULL);
+	mnt_unref_table(tb);
+	return -1;
 }
 
-void fserrd_act(struct fserrd *d, const struct fserr_action *a,
-		const struct fserrd_fault *f)
+int fserrd_act(struct fserrd *d, const struct fserr_action *a,
+	       const struct fserrd_fault *f)
 {
 	switch (a->policy) {
 	case FSERR_LOG:
@@ -330,9 +400,9 @@ void fserrd_act(struct fserrd *d, const struct fserr_action *a,
 		act_exec(d, a, f);
 		break;
 	case FSERR_REMOUNT_RO:
-		fserrd_remount_ro(f, "policy remount-ro");
-		break;
+		return fserrd_remount_ro(f, "policy remount-ro") < 0 ? -1 : 0;
 	case FSERR_REPAIR:	/* fserrd_repair() */
 		break;
 	}
+	return 0;
 }

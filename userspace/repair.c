@@ -242,6 +242,7 @@ static int bind_attributes(const char *vfs, struct mount_attr *attr)
 		{ MS_NODEV, MOUNT_ATTR_NODEV },
 		{ MS_NOEXEC, MOUNT_ATTR_NOEXEC },
 		{ MS_NODIRATIME, MOUNT_ATTR_NODIRATIME },
+		{ MS_NOSYMFOLLOW, MOUNT_ATTR_NOSYMFOLLOW },
 	};
 	unsigned long flags = 0;
 	size_t i;
@@ -300,7 +301,7 @@ static int bind_beneath(const struct fserr_saved_mount *m,
 		goto out;
 	}
 	root_fd = open(primary->target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (root_fd < 0 || fstat(root_fd, &st) || st.st_dev != dev) {
+	if (root_fd < 0 || fserr_stat_nosync(root_fd, &st) || st.st_dev != dev) {
 		snprintf(msg, size, "%s is not the repaired filesystem any more", primary->target);
 		goto out;
 	}
@@ -315,7 +316,7 @@ static int bind_beneath(const struct fserr_saved_mount *m,
 	} else {
 		src_fd = dup(root_fd);
 	}
-	if (src_fd < 0 || fstat(src_fd, &st) || st.st_dev != dev) {
+	if (src_fd < 0 || fserr_stat_nosync(src_fd, &st) || st.st_dev != dev) {
 		snprintf(msg, size, "source %s is not on the repaired filesystem", m->root);
 		goto out;
 	}
@@ -643,8 +644,11 @@ static char *restore_options(struct libmnt_fs *m)
 	return all;
 }
 
-/* Is the mount @mnt_id still in this namespace's table? */
-static bool mount_id_present(int mnt_id)
+/*
+ * Is the mount @m (its ID, and the same device at the same mount point:
+ * IDs are reused) still in this namespace's table?
+ */
+static bool mount_present(const struct fserr_saved_mount *m, dev_t dev)
 {
 	struct libmnt_table *tb = fserr_mounts_load(NULL);
 	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
@@ -655,7 +659,8 @@ static bool mount_id_present(int mnt_id)
 		found = true;	/* cannot tell: assume the worst */
 	} else {
 		while (!found && mnt_table_next_fs(tb, it, &fs) == 0)
-			found = mnt_fs_get_id(fs) == mnt_id;
+			found = mnt_fs_get_id(fs) == m->mnt_id && mnt_fs_get_devno(fs) == dev &&
+				mnt_fs_get_target(fs) && !strcmp(mnt_fs_get_target(fs), m->target);
 	}
 	mnt_free_iter(it);
 	mnt_unref_table(tb);
@@ -673,7 +678,8 @@ static bool mount_id_present(int mnt_id)
  * EBUSY is retried for up to a second before the repair falls back to
  * remount-ro.
  */
-static int unmount_recorded(const struct fserr_saved_mount *m, char *why, size_t size)
+static int unmount_recorded(const struct fserr_saved_mount *m, dev_t dev, char *why,
+			    size_t size)
 {
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
 	int tries = 10, fd;
@@ -691,12 +697,32 @@ static int unmount_recorded(const struct fserr_saved_mount *m, char *why, size_t
 		}
 		nanosleep(&nap, NULL);
 	}
-	if (mount_id_present(m->mnt_id)) {
+	if (mount_present(m, dev)) {
 		snprintf(why, size, "something was mounted over %s while it was being "
 			 "unmounted, and was unmounted instead", m->target);
 		return -1;
 	}
 	return 0;
+}
+
+/* Is fserrd's state file (its directory) on the filesystem of @dev? */
+static bool holds_state_file(struct fserrd *d, dev_t dev)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+	int fd;
+	bool on_it;
+
+	snprintf(dir, sizeof(dir), "%s", d->state_path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	on_it = !fserr_stat_nosync(fd, &st) && st.st_dev == dev;
+	close(fd);
+	return on_it;
 }
 
 /*
@@ -734,6 +760,13 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 	}
 	if (!*f->first_mount)
 		return FSERRD_REPAIR_NO_ROOT;
+	/*
+	 * Each step is saved before it runs: with the state file on the
+	 * filesystem taken down, the saves would go to the directory under
+	 * it, and a fserrd killed meanwhile would lose the repair.
+	 */
+	if (holds_state_file(d, dev))
+		return FSERRD_REPAIR_HOLDS_STATE;
 
 	/* Record every mount of the filesystem before taking any down. */
 	tb = fserr_mounts_load(NULL);
@@ -797,11 +830,12 @@ void fserrd_repair_not_saved(struct fserrd *d)
 
 /*
  * Step unmount of a new repair: flush, unmount every mount (the last
- * first), and hold the device from then on. False if the repair cannot go
- * on (busy here or in another namespace): the mounts are back, the
- * filesystem remounted read-only, the repair ended.
+ * first), and hold the device from then on. 1 to go on; else the repair
+ * cannot go on (busy here or in another namespace, an I/O error): the
+ * mounts are back, the repair ended, and the filesystem remounted
+ * read-only (0) or not even that (-1).
  */
-static bool take_down(struct fserrd *d, const struct fserrd_fault *f)
+static int take_down(struct fserrd *d, const struct fserrd_fault *f)
 {
 	dev_t dev = f->fs.dev;
 	char devno[32], msg[PATH_MAX + 1200], why[PATH_MAX + 1024];
@@ -836,32 +870,31 @@ static bool take_down(struct fserrd *d, const struct fserrd_fault *f)
 			   "last_error", fserr_errno_name(now.last_errno),
 			   "when", "flushing before the unmount", "policy", "remount-ro", NULL);
 		abandon_repair(d, dev);
-		fserrd_remount_ro(f, "the device returned an I/O error (EIO) while flushing: "
-			       "not checked, fsck on a failing medium can make it worse");
-		return false;
+		return fserrd_remount_ro(f, "the device returned an I/O error (EIO) while flushing: "
+			       "not checked, fsck on a failing medium can make it worse") < 0 ? -1 : 0;
 	}
 	for (i = d->state.nr_mounts - 1; i >= 0; i--) {
-		if (!unmount_recorded(&d->state.mounts[i], why, sizeof(why)))
+		if (!unmount_recorded(&d->state.mounts[i], dev, why, sizeof(why)))
 			continue;
 		snprintf(msg, sizeof(msg), "busy: %s; fell back to remount-ro", why);
 		fserrd_log("repair-busy", "dev", devno, "mountpoint", d->state.mounts[i].target,
 			   "error", why, "policy", "remount-ro", NULL);
 		abandon_repair(d, dev);
-		fserrd_remount_ro(f, msg);
-		return false;
+		return fserrd_remount_ro(f, msg) < 0 ? -1 : 0;
 	}
 	if (live_superblock(d, dev, NULL)) {
 		fserrd_log("repair-busy", "dev", devno, "why",
 			   "still mounted elsewhere (another mount namespace)",
 			   "policy", "remount-ro", NULL);
 		abandon_repair(d, dev);
-		fserrd_remount_ro(f, "busy: still mounted in another mount namespace; "
-			       "fell back to remount-ro");
-		return false;
+		return fserrd_remount_ro(f, "busy: still mounted in another mount namespace; "
+			       "fell back to remount-ro") < 0 ? -1 : 0;
 	}
 	/* From here until fsck starts, nobody else can mount it. */
 	d->held_fd = hold_device(saved_primary(&d->state)->source, dev, msg, sizeof(msg));
-	return true;
+	if (d->held_fd < 0)
+		d->held_fd = -1;	/* (check_fs() takes it then) */
+	return 1;
 }
 
 /*
@@ -870,11 +903,12 @@ static bool take_down(struct fserrd *d, const struct fserrd_fault *f)
  * NULL when fserrd resumes one that an earlier run began, whose filesystem
  * is then not mounted anywhere (fserrd_repair_resume() saw to that).
  */
-static void run_steps(struct fserrd *d, const struct fserrd_fault *f)
+static int run_steps(struct fserrd *d, const struct fserrd_fault *f)
 {
 	struct fserr_state *st = &d->state;
 	dev_t dev = makedev(st->major, st->minor);
 	time_t started = time(NULL);
+	int ret;
 
 	for (;;) {
 		/* (the tests stop a new repair; the next fserrd resumes it) */
@@ -883,8 +917,8 @@ static void run_steps(struct fserrd *d, const struct fserrd_fault *f)
 		switch (st->step) {
 		case FSERR_STEP_UNMOUNT:
 			/* (resumed: nothing of it is mounted any more) */
-			if (f && !take_down(d, f))
-				return;
+			if (f && (ret = take_down(d, f)) <= 0)
+				return ret;
 			st->step = FSERR_STEP_FSCK;
 			fserr_state_add_repair(st, MAJMIN(dev), started);
 			break;
@@ -895,15 +929,15 @@ static void run_steps(struct fserrd *d, const struct fserrd_fault *f)
 		case FSERR_STEP_MOUNT:
 			release_hold(d);
 			finish_repair(d, dev, mount_all(st, dev), f ? "repair" : "resumed-repair");
-			return;
+			return 0;
 		default:
-			return;
+			return 0;
 		}
 		fserrd_save_state(d);
 	}
 }
 
-void fserrd_repair(struct fserrd *d, const struct fserrd_fault *f)
+int fserrd_repair(struct fserrd *d, const struct fserrd_fault *f)
 {
 	char buf[32], limit[32], devno[32], msg[1100];
 	dev_t dev = f->fs.dev;
@@ -921,50 +955,46 @@ void fserrd_repair(struct fserrd *d, const struct fserrd_fault *f)
 		fserrd_log("escalate", "dev", devno, "repairs", num(buf, sizeof(buf), done),
 			   "limit", num(limit, sizeof(limit), d->cfg.repair_limit),
 			   "policy", "remount-ro", NULL);
-		fserrd_remount_ro(f, msg);
-		return;
+		return fserrd_remount_ro(f, msg) < 0 ? -1 : 0;
 	case FSERRD_REPAIR_MEDIA_ERROR:
 		fserrd_log("media-error", "dev", devno, "device", f->source,
 			   "first_error", fserr_errno_name(f->fs.first_errno),
 			   "last_error", fserr_errno_name(f->fs.last_errno),
 			   "policy", "remount-ro", NULL);
-		fserrd_remount_ro(f, "the device returned an I/O error (EIO): "
-			       "not checked, fsck on a failing medium can make it worse");
-		return;
+		return fserrd_remount_ro(f, "the device returned an I/O error (EIO): "
+			       "not checked, fsck on a failing medium can make it worse") < 0 ? -1 : 0;
 	case FSERRD_REPAIR_NOT_SAVED:
 		fserrd_log("repair-refused", "dev", devno, "why", "the state file could not be saved",
 			   "policy", "remount-ro", NULL);
-		fserrd_remount_ro(f, "the state file could not be saved");
-		return;
+		return fserrd_remount_ro(f, "the state file could not be saved") < 0 ? -1 : 0;
 	case FSERRD_REPAIR_NO_PROGRAM:
 		snprintf(msg, sizeof(msg), "%s is not installed in /usr/sbin, /sbin, /usr/bin or /bin",
 			 d->repair_why);
 		fserrd_log("repair-unsupported", "type", f->fstype, "why", msg,
 			   "policy", "remount-ro", NULL);
-		fserrd_remount_ro(f, msg);
-		return;
+		return fserrd_remount_ro(f, msg) < 0 ? -1 : 0;
+	case FSERRD_REPAIR_HOLDS_STATE:
+		fserrd_log("repair-unsupported", "dev", devno, "why",
+			   "it holds fserrd's state file", "policy", "remount-ro", NULL);
+		return fserrd_remount_ro(f, "it holds fserrd's state file") < 0 ? -1 : 0;
 	case FSERRD_REPAIR_NO_FSCK:
 		fserrd_log("repair-unsupported", "type", f->fstype, "policy", "remount-ro", NULL);
-		fserrd_remount_ro(f, "no fsck for this filesystem type");
-		return;
+		return fserrd_remount_ro(f, "no fsck for this filesystem type") < 0 ? -1 : 0;
 	case FSERRD_REPAIR_NO_ROOT:
-		fserrd_remount_ro(f, "the filesystem root is not mounted in this namespace");
-		return;
+		return fserrd_remount_ro(f, "the filesystem root is not mounted in this namespace") < 0 ? -1 : 0;
 	case FSERRD_REPAIR_NO_TABLE:
 		fserrd_log("repair-failed", "dev", devno, "why", "cannot read the mount table", NULL);
-		return;
+		return -1;
 	case FSERRD_REPAIR_TOO_MANY_MOUNTS:
-		fserrd_remount_ro(f, "too many mounts to record for a repair");
-		return;
+		return fserrd_remount_ro(f, "too many mounts to record for a repair") < 0 ? -1 : 0;
 	case FSERRD_REPAIR_UNSAFE_TARGET:
 		fserrd_log("repair-unsafe", "dev", devno, "why", d->repair_why,
 			   "policy", "remount-ro", NULL);
 		snprintf(msg, sizeof(msg), "unsafe mount point: %s", d->repair_why);
-		fserrd_remount_ro(f, msg);
-		return;
+		return fserrd_remount_ro(f, msg) < 0 ? -1 : 0;
 	}
 	/* The state file holds the first step since the fault was saved. */
-	run_steps(d, f);
+	return run_steps(d, f);
 }
 
 static bool other_ino(unsigned long long ino, void *data)

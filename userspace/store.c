@@ -22,6 +22,15 @@ int fserrd_save_state(struct fserrd *d)
 	return err;
 }
 
+static void say_lost(unsigned int lineno, const char *line, const char *why, void *data)
+{
+	char num[16];
+
+	(void)data;
+	snprintf(num, sizeof(num), "%u", lineno);
+	fserrd_log("state-line-dropped", "line", num, "text", line, "why", why, NULL);
+}
+
 int fserrd_load_state(struct fserrd *d, const char *boot_id)
 {
 	char err[256] = "", damaged[PATH_MAX + 16], what[64];
@@ -44,7 +53,7 @@ int fserrd_load_state(struct fserrd *d, const char *boot_id)
 		 * finished or undone). What was lost is said; the file is
 		 * kept beside for a human.
 		 */
-		dropped = fserr_state_salvage(text, &d->state, err, sizeof(err));
+		dropped = fserr_state_salvage(text, &d->state, err, sizeof(err), say_lost, NULL);
 		snprintf(damaged, sizeof(damaged), "%s.damaged", d->state_path);
 		rename(d->state_path, damaged);
 		if (dropped < 0) {

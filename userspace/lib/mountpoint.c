@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "lib/mountpoint.h"
@@ -37,6 +38,23 @@ static int check_parent(const char *name, const struct stat *parent,
 			 "on the path is owned by uid %u", name, (unsigned int)child->st_uid);
 		return 1;
 	}
+	return 0;
+}
+
+int fserr_stat_nosync(int fd, struct stat *st)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO, &stx))
+		return -1;
+	memset(st, 0, sizeof(*st));
+	st->st_mode = stx.stx_mode;
+	st->st_uid = stx.stx_uid;
+	st->st_gid = stx.stx_gid;
+	st->st_ino = stx.stx_ino;
+	st->st_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	st->st_rdev = makedev(stx.stx_rdev_major, stx.stx_rdev_minor);
 	return 0;
 }
 
@@ -80,7 +98,7 @@ int fserr_mountpoint_check(const char *path, char *why, size_t size)
 			break;
 		}
 		next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 || fstat(next, &child)) {
+		if (next < 0 || fserr_stat_nosync(next, &child)) {
 			ret = -errno;
 			snprintf(why, size, "%s%s%s: %s", walked, walked[1] ? "/" : "", comp,
 				 strerror(errno));

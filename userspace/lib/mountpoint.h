@@ -26,4 +26,13 @@
  */
 int fserr_mountpoint_check(const char *path, char *why, size_t size);
 
+/*
+ * fstat() of @fd (an O_PATH descriptor will do) with statx()'s
+ * AT_STATX_DONT_SYNC: type, mode, owner, inode and device from what the
+ * kernel has, never asking the filesystem (a FUSE server a user mounted
+ * on the path cannot make a root daemon wait). 0, or -1 with errno.
+ */
+struct stat;
+int fserr_stat_nosync(int fd, struct stat *st);
+
 #endif

@@ -295,7 +295,10 @@ bad:
  * line before it, and a step without any mount is dropped too.
  */
 static int parse_text(const char *text, struct fserr_state *st, char *err, size_t errlen,
-		      unsigned int *dropped)
+		      unsigned int *dropped,
+		      void (*lost)(unsigned int lineno, const char *line, const char *why,
+				   void *data),
+		      void *data)
 {
 	char *copy = strdup(text), *line, *next, why[128];
 	struct fserr_state parsed;
@@ -317,10 +320,21 @@ static int parse_text(const char *text, struct fserr_state *st, char *err, size_
 		if (!next) {
 			snprintf(why, sizeof(why), "%u: the last line is cut off", lineno + 1);
 		} else {
+			char *copy_line;
+
 			*next++ = '\0';
-			if (!parse_line(line, lineno + 1, &parsed, why, sizeof(why)))
+			/* (parse_line() cuts the line into words) */
+			copy_line = lost ? strdup(line) : NULL;
+			if (!parse_line(line, lineno + 1, &parsed, why, sizeof(why))) {
+				free(copy_line);
 				continue;
+			}
+			if (lost)
+				lost(lineno + 1, copy_line ? copy_line : "", why, data);
+			free(copy_line);
 		}
+		if (!next && lost)
+			lost(lineno + 1, line, why, data);
 		if (!dropped || !*dropped)
 			snprintf(err, errlen, "%s", why);
 		if (!dropped)
@@ -353,15 +367,18 @@ static int parse_text(const char *text, struct fserr_state *st, char *err, size_
 int fserr_state_parse(const char *text, struct fserr_state *st,
 		      char *err, size_t errlen)
 {
-	return parse_text(text, st, err, errlen, NULL);
+	return parse_text(text, st, err, errlen, NULL, NULL, NULL);
 }
 
 int fserr_state_salvage(const char *text, struct fserr_state *st,
-			char *err, size_t errlen)
+			char *err, size_t errlen,
+			void (*lost)(unsigned int lineno, const char *line, const char *why,
+				     void *data),
+			void *data)
 {
 	unsigned int dropped = 0;
 
-	if (parse_text(text, st, err, errlen, &dropped))
+	if (parse_text(text, st, err, errlen, &dropped, lost, data))
 		return -1;
 	return dropped;
 }
@@ -566,10 +583,10 @@ int fserr_state_save(const char *path, const struct fserr_state *st)
 	 * a power cut can bring back the old file (or none) after fsync()
 	 * of the new one returned.
 	 */
-	if (!err)
-		err = sync_dir(path);
 	if (err)
 		unlink(tmp);
+	else
+		sync_dir(path);	/* (the new file is in place; a failure only weakens durability) */
 	free(text);
 	return err;
 }

@@ -91,9 +91,14 @@ char *fserr_state_format(const struct fserr_state *st);
  * dropped (the first one's "LINE: what" in @err), or -1 when @text is not
  * a state file at all (then @st is unchanged). A mount line counts only
  * after its step line; a step whose mounts were all lost is dropped too.
+ * @lost (if not NULL) is called with each dropped line, its number and
+ * why, so that what was lost can be said.
  */
 int fserr_state_salvage(const char *text, struct fserr_state *st,
-			char *err, size_t errlen);
+			char *err, size_t errlen,
+			void (*lost)(unsigned int lineno, const char *line, const char *why,
+				     void *data),
+			void *data);
 
 /*
  * The text of the state file @path, malloc()ed; NULL with -errno in

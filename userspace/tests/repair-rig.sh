@@ -19,7 +19,7 @@ set -uo pipefail
 
 rig=$(realpath "$1")
 here=$(dirname "$(realpath "$0")")
-plan=34
+plan=38
 
 # shellcheck source=userspace/tests/tap.sh
 . "$here/tap.sh"
@@ -136,7 +136,7 @@ mkdir -p "$work/m/one" "$work/m/one-b"
 mount -t ext2 "$dev" "$work/m/one"
 mkdir "$work/m/one/sub" && echo data >"$work/m/one/sub/file"
 mount --bind "$work/m/one/sub" "$work/m/one-b"
-mount -o remount,bind,ro,nosuid,nodev,noexec "$work/m/one-b"
+mount -o remount,bind,ro,nosuid,nodev,noexec,nosymfollow "$work/m/one-b"
 fresh "default repair"
 fault "$minor"
 start "$work/log1"
@@ -146,8 +146,10 @@ check "repair: unmount, e2fsck, mount back, the bind mount too" \
 	has "$work/log1" "repair-start" "fsck-done" "repaired .*mounted=as-before"
 check "repair: the filesystem is back on its device" \
 	bash -c "[ \"\$(findmnt -rn -M '$work/m/one' -o MAJ:MIN | tail -n 1)\" = 7:$minor ]"
-check "repair: the bind mount is back with ro, nosuid, nodev, noexec" \
-	options "$work/m/one-b" ro nosuid nodev noexec
+check "repair: the bind mount is back with ro, nosuid, nodev, noexec, nosymfollow" \
+	options "$work/m/one-b" ro nosuid nodev noexec nosymfollow
+check "repair: ... and the filesystem's own mount without them, as before" \
+	eval "options '$work/m/one' rw && ! options '$work/m/one' nosymfollow >/dev/null"
 check "repair: the bind mount shows the same directory" grep -qx data "$work/m/one-b/file"
 umount "$work/m/one-b" "$work/m/one"
 
@@ -258,12 +260,21 @@ fresh "default remount-ro"
 fault "$minor"
 start "$work/log6"
 wait_for "$work/log6" 'remounted-ro|remount-ro-failed|remount-ro-refused' >"$work/out"
-stop
 check "overmount: remount-ro refuses, naming the other mount" \
 	has "$work/log6" "remount-ro-refused .*shows mount [0-9]+, not the faulted"
 check "overmount: the tmpfs on top is still read-write" \
 	eval "[ \"\$(top '$work/m/six' FSTYPE)\" = tmpfs ] && [[ ,\$(top '$work/m/six' OPTIONS), == *,rw,* ]]"
+check "overmount: a refused remount-ro leaves the fault new, tried again" \
+	has "$work/log6" "fault-deferred .*could not be done; tried again"
+umount "$work/m/six"
+wait_for "$work/log6" 'remounted-ro' >"$work/out"
+stop
+check "overmount: once the tmpfs is gone, the retry makes the filesystem read-only" \
+	eval "has '$work/log6' 'remounted-ro mountpoint=$work/m/six' && options '$work/m/six' ro"
+mount -o remount,rw "$work/m/six"
+mount -t tmpfs over "$work/m/six"
 fresh "default repair"
+fault "$minor" 117 2
 start "$work/log6b"
 wait_for "$work/log6b" 'repaired|repair-failed|repair-busy' >"$work/out"
 stop
@@ -352,5 +363,22 @@ check "EIO at the flush: nothing was unmounted or checked" \
 	eval "lacks '$work/log10' fsck-start && [ \"\$(top '$work/m/ten' ID)\" = $id ]"
 check "EIO at the flush: the filesystem is read-only" options "$work/m/ten" ro
 umount "$work/m/ten"
+
+# 11. fserrd's state file is on the faulted filesystem: no repair (its
+# saves would go under the unmounted filesystem), remount-ro instead
+new_fs eleven
+mkdir -p "$work/m/eleven"
+mount -t ext2 "$dev" "$work/m/eleven"
+fresh "default repair"
+fault "$minor"
+"$rig" --sysfs "$work/sys" --state "$work/m/eleven/fserrd/state" --config "$work/conf" \
+	--channels mountinfo,fs_fault 2>"$work/log11" &
+daemon=$!
+wait_for "$work/log11" 'remounted-ro|remount-ro-failed|repaired|repair-failed' >"$work/out"
+stop
+check "state file on the faulted filesystem: no repair, remount-ro" \
+	eval "has '$work/log11' 'repair-unsupported .*state file' 'remounted-ro' &&
+	      lacks '$work/log11' repair-start && options '$work/m/eleven' ro"
+umount "$work/m/eleven"
 
 tap_done

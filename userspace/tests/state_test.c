@@ -267,4 +267,81 @@ TEST(damaged_files_are_refused_whole)
 	}
 }
 
+struct lost_lines {
+	unsigned int n;
+	unsigned int lineno[8];
+	char text[8][64];
+};
+
+static void note_lost(unsigned int lineno, const char *line, const char *why, void *data)
+{
+	struct lost_lines *l = data;
+
+	(void)why;
+	if (l->n < 8) {
+		l->lineno[l->n] = lineno;
+		snprintf(l->text[l->n], sizeof(l->text[0]), "%s", line);
+	}
+	l->n++;
+}
+
+/* A damaged file keeps every record that parses, and says what it lost */
+TEST(salvage_keeps_what_parses)
+{
+	const char *text = "fserrd-state 1\nboot b1\nhandled 7 1\nwhat is this\n"
+			   "repair 179:1 1764700000\nstep fsck 179:1 fsck-ok\n"
+			   "mount /mnt /dev/x vfat / rw\nhandled 8 2\n";
+	struct lost_lines lost = { 0 };
+	struct fserr_state st;
+	char err[128] = "";
+
+	fserr_state_init(&st, "");
+	ASSERT_EQ(1, fserr_state_salvage(text, &st, err, sizeof(err), note_lost, &lost));
+	EXPECT_STREQ("4: not a state record", err);
+	EXPECT_EQ(1, lost.n);
+	EXPECT_EQ(4, lost.lineno[0]);
+	EXPECT_STREQ("what is this", lost.text[0]);
+	EXPECT_STREQ("b1", st.boot_id);
+	EXPECT_TRUE(fserr_state_is_handled(&st, 7, 1));
+	EXPECT_TRUE(fserr_state_is_handled(&st, 8, 2));
+	EXPECT_EQ(1, st.nr_repairs);
+	EXPECT_EQ(FSERR_STEP_FSCK, st.step);
+	ASSERT_EQ(1, st.nr_mounts);
+	EXPECT_STREQ("/mnt", st.mounts[0].target);
+	fserr_state_free(&st);
+}
+
+/* A lost step line takes its mounts with it, and each is named */
+TEST(salvage_names_the_mounts_of_a_lost_step)
+{
+	const char *text = "fserrd-state 1\nboot b1\nstep fs?ck 179:1 fsck-ok\n"
+			   "mount /mnt /dev/x vfat / rw\nmount /b /dev/x vfat /d rw\n"
+			   "handled 9 1";
+	struct lost_lines lost = { 0 };
+	struct fserr_state st;
+	char err[128] = "";
+
+	fserr_state_init(&st, "");
+	ASSERT_EQ(4, fserr_state_salvage(text, &st, err, sizeof(err), note_lost, &lost));
+	EXPECT_EQ(4, lost.n);
+	EXPECT_STREQ("mount /mnt /dev/x vfat / rw", lost.text[1]);
+	EXPECT_STREQ("mount /b /dev/x vfat /d rw", lost.text[2]);
+	EXPECT_STREQ("handled 9 1", lost.text[3]);	/* cut off */
+	EXPECT_EQ(FSERR_STEP_NONE, st.step);
+	EXPECT_EQ(0, st.nr_mounts);
+	fserr_state_free(&st);
+}
+
+/* Not a state file at all: nothing kept, @st unchanged */
+TEST(salvage_refuses_another_file)
+{
+	struct fserr_state st;
+	char err[128] = "";
+
+	fserr_state_init(&st, "mine");
+	EXPECT_EQ(-1, fserr_state_salvage("PNG...\n", &st, err, sizeof(err), NULL, NULL));
+	EXPECT_STREQ("mine", st.boot_id);
+	fserr_state_free(&st);
+}
+
 TEST_HARNESS_MAIN
