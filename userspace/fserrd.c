@@ -368,8 +368,9 @@ static enum fserr_policy handle(struct fserrd *d, struct libmnt_table *tb,
 	 */
 	act_first = a->policy == FSERR_REMOUNT_RO ||
 		    (a->policy == FSERR_REPAIR && d->repair_plan != FSERRD_REPAIR_GO);
-	log_fault(&f, devno, when, a);
 	if (act_first) {
+		/* (a kill before the save below: logged, and done, again) */
+		log_fault(&f, devno, when, a);
 		if (d->pause_remount) {
 			fserrd_log("paused", "before", "remount-ro", NULL);
 			d->pause_remount = false;
@@ -393,6 +394,9 @@ static enum fserr_policy handle(struct fserrd *d, struct libmnt_table *tb,
 	}
 	if (fserrd_save_state(d) && a->policy == FSERR_REPAIR)
 		fserrd_repair_not_saved(d);
+	/* (logged once it is remembered: a kill before the save logs it once) */
+	if (!act_first)
+		log_fault(&f, devno, when, a);
 	if (!act_first && act(d, a, &f) < 0) {
 		/*
 		 * A repair that gave up and could not even remount read-only

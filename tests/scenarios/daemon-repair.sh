@@ -71,7 +71,7 @@ CONF
 	settle 0.3
 	cat /mnt/VICTIM2.BIN >/dev/null 2>&1
 	t "busy: the repair says so and falls back to remount-ro" wait_log \
-		' repair-busy dev=179:1 mountpoint=/mnt error="Device or resource busy" policy=remount-ro$'
+		' repair-busy dev=179:1 mountpoint=/mnt error="cannot unmount /mnt: Device or resource busy" policy=remount-ro$'
 	t "busy: remounted read-only" wait_log ' remounted-ro mountpoint=/mnt why="busy: '
 	t "busy: /mnt stays mounted, read-only" mounted_ro /mnt
 	t "busy: the bind mount was put back" mounted_ro /mnt2
