@@ -54,8 +54,9 @@ for prog in fsck.fat e2fsck; do
 		die "$prog is not in the unpacked arm64 packages"
 	cp -L "$src" "$work/root/sbin/$prog"
 done
-cp -L /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 "$work/root/lib/"
-need=(usr/sbin/fserrctl usr/sbin/fserrd sbin/fsck.fat sbin/e2fsck)
+# (linked dynamically, as fserrd is: the check that the loader fits libc)
+$cc -O2 -Wall -Werror -o "$work/root/tests/fork_exit" "$top/tests/guest/dynamic/fork_exit.c"
+need=(usr/sbin/fserrctl usr/sbin/fserrd sbin/fsck.fat sbin/e2fsck tests/fork_exit)
 seen=" "
 while [ ${#need[@]} -gt 0 ]; do
 	file=$work/root/${need[0]}
@@ -70,8 +71,22 @@ while [ ${#need[@]} -gt 0 ]; do
 			die "$lib (needed by ${file##*/}) not found: run 'make deps'"
 		cp -L "$src" "$work/root/lib/aarch64-linux-gnu/$lib"
 		need+=("lib/aarch64-linux-gnu/$lib")
+		[ "$lib" = libc.so.6 ] && libc_dir=$(dirname "$src")
 	done
 done
+# The dynamic loader from the same glibc build as libc.so.6: the two share
+# private data (_rtld_global), whose layout changes between builds. With
+# the cross toolchain's loader (2.36-8) and libc6:arm64's libc.so.6
+# (2.36-9+deb12u14), every fork() child of fserrd and of any dynamically
+# linked program looped in glibc's reclaim_stacks() for ever.
+ldso=$libc_dir/ld-linux-aarch64.so.1
+[ -e "$ldso" ] || die "no ld-linux-aarch64.so.1 beside $libc_dir/libc.so.6"
+cp -L "$ldso" "$work/root/lib/"
+glibc_build() { grep -ao 'Debian GLIBC [^)]*' "$1" | head -n 1; }
+[ "$(glibc_build "$work/root/lib/ld-linux-aarch64.so.1")" = \
+  "$(glibc_build "$work/root/lib/aarch64-linux-gnu/libc.so.6")" ] ||
+	die "ld-linux-aarch64.so.1 ($(glibc_build "$ldso")) and libc.so.6" \
+	    "($(glibc_build "$libc_dir/libc.so.6")) are of different glibc builds"
 cp "$top"/tests/scenarios/*.sh "$top"/tests/bench/*.sh "$work/root/scenarios/"
 cp "$top/tests/demo/guest-demo.sh" "$work/root/scenarios/demo.sh"
 cp "$top/tests/rootfs/stage2.sh" "$work/root/scenarios/rootfs-stage2.sh"
