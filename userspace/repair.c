@@ -26,6 +26,7 @@
 #include "fserrd.h"
 #include "lib/fsck.h"
 #include "lib/mountpoint.h"
+#include "lib/volume.h"
 
 #define MAJMIN(dev) major(dev), minor(dev)
 
@@ -160,6 +161,32 @@ static int hold_device_after(struct fserrd *d, const char *source, dev_t dev,
 	if (said && fd >= 0)
 		fserrd_log("fsck-wait-done", "device", source, NULL);
 	return fd;
+}
+
+/*
+ * Is the volume on the open device @fd still the one the repair began with
+ * (@st->volume, its UUID)? Device numbers are reused: another card in the
+ * slot, a loop device set up anew. The reason in @why if not. True when
+ * no UUID was recorded (a filesystem without one).
+ */
+static bool same_volume(const struct fserr_state *st, int fd, const char *source,
+			char *why, size_t size)
+{
+	char now[64];
+
+	if (!st->volume[0])
+		return true;
+	if (fserr_volume_uuid(fd, now, sizeof(now))) {
+		snprintf(why, size, "no volume UUID can be read on %s (the repaired one's was %s)",
+			 source, st->volume);
+		return false;
+	}
+	if (strcmp(now, st->volume)) {
+		snprintf(why, size, "the volume on %s is UUID %s, not the repaired one's %s "
+			 "(another medium)", source, now, st->volume);
+		return false;
+	}
+	return true;
 }
 
 /* Is @source still the block device @dev? The reason in @why if not. */
@@ -354,7 +381,7 @@ out:
 }
 
 /* Put one saved mount back; bind mounts come from the primary one. */
-static int mount_saved(const struct fserr_saved_mount *m,
+static int mount_saved(const struct fserr_state *st, const struct fserr_saved_mount *m,
 		       const struct fserr_saved_mount *primary, bool ro, dev_t dev)
 {
 	char options[4096], msg[PATH_MAX + 256] = "", why[1024];
@@ -372,6 +399,20 @@ static int mount_saved(const struct fserr_saved_mount *m,
 		if (!same_device(m->source, dev, why, sizeof(why))) {
 			fserrd_log("mount-refused", "mountpoint", m->target, "why", why, NULL);
 			return -1;
+		}
+		if (st->volume[0]) {
+			int fd = open(m->source, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+			bool same = fd >= 0 && same_volume(st, fd, m->source, why, sizeof(why));
+
+			if (fd < 0)
+				snprintf(why, sizeof(why), "%s: %s", m->source, strerror(errno));
+			else
+				close(fd);
+			if (!same) {
+				fserrd_log("mount-refused", "mountpoint", m->target, "why", why,
+					   NULL);
+				return -1;
+			}
 		}
 		snprintf(options, sizeof(options), "%s%s", m->options, ro ? ",ro" : "");
 		ret = fserrd_do_mount(m->source, m->target, m->fstype, options, MNT_OMODE_IGNORE,
@@ -414,10 +455,11 @@ static int mount_all(struct fserr_state *st, dev_t dev)
 
 	if (!primary)
 		return st->nr_mounts;
-	if (mount_saved(primary, primary, st->fsck_failed, dev))
+	if (mount_saved(st, primary, primary, st->fsck_failed, dev))
 		return st->nr_mounts;
 	for (i = 0; i < st->nr_mounts; i++)
-		if (&st->mounts[i] != primary && mount_saved(&st->mounts[i], primary, false, dev))
+		if (&st->mounts[i] != primary &&
+		    mount_saved(st, &st->mounts[i], primary, false, dev))
 			failed++;
 	return failed;
 }
@@ -492,6 +534,10 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary, 
 		hold = resumed ? hold_device_after(d, primary->source, dev, why, sizeof(why)) :
 				 hold_device(primary->source, dev, why, sizeof(why));
 	if (hold < 0) {
+		fserrd_log("fsck-refused", "device", primary->source, "why", why, NULL);
+		goto failed;
+	}
+	if (!same_volume(&d->state, hold, primary->source, why, sizeof(why))) {
 		fserrd_log("fsck-refused", "device", primary->source, "why", why, NULL);
 		goto failed;
 	}
@@ -705,6 +751,20 @@ static int unmount_recorded(const struct fserr_saved_mount *m, dev_t dev, char *
 	return 0;
 }
 
+/* The UUID of the volume on @source (device @dev) into the state, if it has one */
+static void record_volume(struct fserrd *d, const char *source, dev_t dev)
+{
+	struct stat st;
+	int fd = open(source, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	d->state.volume[0] = '\0';
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && S_ISBLK(st.st_mode) && st.st_rdev == dev)
+		fserr_volume_uuid(fd, d->state.volume, sizeof(d->state.volume));
+	close(fd);
+}
+
 /* Is fserrd's state file (its directory) on the filesystem of @dev? */
 static bool holds_state_file(struct fserrd *d, dev_t dev)
 {
@@ -808,6 +868,7 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 	}
 	mnt_free_iter(it);
 	mnt_unref_table(tb);
+	record_volume(d, f->source, dev);
 	d->state.step = FSERR_STEP_UNMOUNT;
 	d->state.major = major(dev);
 	d->state.minor = minor(dev);

@@ -50,6 +50,7 @@ void fserr_state_end_repair(struct fserr_state *st)
 	st->step = FSERR_STEP_NONE;
 	st->major = st->minor = 0;
 	st->fsck_failed = false;
+	st->volume[0] = '\0';
 }
 
 void fserr_state_free(struct fserr_state *st)
@@ -267,6 +268,10 @@ static int parse_line(char *line, unsigned int lineno, struct fserr_state *st,
 		st->major = maj;
 		st->minor = min;
 		st->fsck_failed = !strcmp(word[3], "fsck-failed");
+	} else if (!strcmp(word[0], "volume") && n == 2 && st->step != FSERR_STEP_NONE &&
+		   !st->volume[0] && strlen(word[1]) < sizeof(st->volume) &&
+		   !strpbrk(word[1], "\\")) {
+		snprintf(st->volume, sizeof(st->volume), "%s", word[1]);
 	} else if (!strcmp(word[0], "mount") && n == 6 && st->step != FSERR_STEP_NONE) {
 		char *f[5];
 		int ret;
@@ -431,6 +436,10 @@ char *fserr_state_format(const struct fserr_state *st)
 	if (ok && st->step != FSERR_STEP_NONE)
 		ok = append(&buf, &len, &cap, "step %s %u:%u %s\n", step_names[st->step],
 			    st->major, st->minor, st->fsck_failed ? "fsck-failed" : "fsck-ok");
+	/* (a UUID has no blank or backslash: blkid's are hex digits and dashes) */
+	if (ok && st->step != FSERR_STEP_NONE && st->volume[0] &&
+	    !strpbrk(st->volume, " \t\n\\"))
+		ok = append(&buf, &len, &cap, "volume %s\n", st->volume);
 	for (i = 0; ok && st->step != FSERR_STEP_NONE && i < st->nr_mounts; i++) {
 		const struct fserr_saved_mount *m = &st->mounts[i];
 		const char *f[5] = { m->target, m->source, m->fstype, m->root, m->options };

@@ -68,6 +68,7 @@ struct fserr_state {
 	enum fserr_repair_step step;
 	unsigned int major, minor;
 	bool fsck_failed;	/* FSERR_STEP_MOUNT: mount read-only */
+	char volume[64];	/* the volume's UUID when the repair began, "" if none */
 	struct fserr_saved_mount mounts[FSERR_STATE_MAX_MOUNTS];
 	size_t nr_mounts;
 };

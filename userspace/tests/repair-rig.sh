@@ -19,7 +19,7 @@ set -uo pipefail
 
 rig=$(realpath "$1")
 here=$(dirname "$(realpath "$0")")
-plan=38
+plan=40
 
 # shellcheck source=userspace/tests/tap.sh
 . "$here/tap.sh"
@@ -232,6 +232,29 @@ check "device swap: the other device is mounted nowhere" \
 	bash -c "! grep -q ' 7:$other ' /proc/self/mountinfo"
 rm "$work/disk"
 mount -t ext2 "$four_dev" "$work/tmpm" && umount "$work/tmpm"
+
+# 4b. Killed before fsck; the loop device is set up anew on another image:
+# the same device number, another medium. Neither is checked or mounted.
+new_fs vol
+vol=$minor vol_dev=$dev
+truncate -s 8M "$work/img/vol-other"
+mke2fs -q -t ext2 -F "$work/img/vol-other"
+mkdir -p "$work/m/vol"
+mount -t ext2 "$vol_dev" "$work/m/vol"
+fresh "default repair"
+fault "$vol"
+start "$work/log4c" --pause-before fsck
+wait_for "$work/log4c" 'paused .*before=fsck' >"$work/out"
+kill_daemon
+losetup -d "$vol_dev"
+losetup "$vol_dev" "$work/img/vol-other"
+start "$work/log4d"
+wait_for "$work/log4d" 'repaired|repair-failed|repair-incomplete' >"$work/out"
+stop
+check "volume swap: same device number, another UUID: no fsck, and why" \
+	has "$work/log4d" "fsck-refused .*is UUID .*another medium"
+check "volume swap: e2fsck never ran, and the other medium is not mounted" \
+	eval "lacks '$work/log4d' fsck-start && not_mounted '$work/m/vol'"
 
 # 5. A mount point under a directory a user may change: no repair
 new_fs five

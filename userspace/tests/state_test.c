@@ -267,6 +267,33 @@ TEST(damaged_files_are_refused_whole)
 	}
 }
 
+/* The volume's UUID goes with the repair in progress, and comes back */
+TEST(volume_round_trip)
+{
+	struct fserr_state st, back;
+	char err[128] = "", *text;
+
+	fserr_state_init(&st, "b");
+	fserr_state_init(&back, "");
+	st.step = FSERR_STEP_FSCK;
+	st.major = 179;
+	st.minor = 1;
+	snprintf(st.volume, sizeof(st.volume), "%s", "1234-ABCD");
+	ASSERT_EQ(0, fserr_state_add_mount(&st, "/mnt", "/dev/x", "vfat", "/", "rw"));
+	text = fserr_state_format(&st);
+	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, fserr_state_parse(text, &back, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_STREQ("1234-ABCD", back.volume);
+	/* and none without a repair step */
+	EXPECT_EQ(-1, fserr_state_parse("fserrd-state 1\nvolume 1234-ABCD\n", &back, err,
+					sizeof(err)));
+	free(text);
+	fserr_state_free(&st);
+	fserr_state_free(&back);
+}
+
 struct lost_lines {
 	unsigned int n;
 	unsigned int lineno[8];
