@@ -87,6 +87,13 @@ glibc_build() { grep -ao 'Debian GLIBC [^)]*' "$1" | head -n 1; }
   "$(glibc_build "$work/root/lib/aarch64-linux-gnu/libc.so.6")" ] ||
 	die "ld-linux-aarch64.so.1 ($(glibc_build "$ldso")) and libc.so.6" \
 	    "($(glibc_build "$libc_dir/libc.so.6")) are of different glibc builds"
+# fsck.fat converts file names from code page 850 with iconv: glibc's
+# module for it and the module cache, from the same build (without them it
+# says "Cannot initialize conversion from codepage 850" twice per run)
+mkdir -p "$work/root/usr/lib/aarch64-linux-gnu/gconv"
+cp "$libc_dir/gconv/IBM850.so" "$libc_dir/gconv/gconv-modules.cache" \
+	"$work/root/usr/lib/aarch64-linux-gnu/gconv/" ||
+	die "glibc's gconv modules are not beside $libc_dir/libc.so.6"
 cp "$top"/tests/scenarios/*.sh "$top"/tests/bench/*.sh "$work/root/scenarios/"
 cp "$top/tests/demo/guest-demo.sh" "$work/root/scenarios/demo.sh"
 cp "$top/tests/rootfs/stage2.sh" "$work/root/scenarios/rootfs-stage2.sh"

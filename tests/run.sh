@@ -105,7 +105,13 @@ settings_problem() { # CARD DEVICE FACTOR SMP KERNELS PLANTED STREAMS APPEND ICO
 	[ $# -eq 10 ] || { echo "its settings could not be read"; return; }
 	[[ $3 =~ $whole ]] || { echo "TIMEOUT_FACTOR=$3: not a whole number from 1"; return; }
 	[[ $4 =~ $whole ]] || { echo "SMP=$4: not a whole number from 1"; return; }
-	[ -z "$7" ] || [[ $7 =~ $whole ]] || { echo "STREAMS=$7: not a whole number from 1"; return; }
+	[ -n "$7" ] || { echo "STREAMS is not set (the number of TAP streams its guest starts)"; return; }
+	[[ $7 =~ $whole ]] || { echo "STREAMS=$7: not a whole number from 1"; return; }
+	local k
+	for k in $5; do
+		case $k in plain|debug) ;; *) echo "KERNELS=$5: '$k' is no kernel (plain, debug)"; return ;; esac
+	done
+	[ -n "${5// /}" ] || { echo "KERNELS is empty"; return; }
 	case $2 in sd|virtio) ;; *) echo "DEVICE=$2: not sd or virtio"; return ;; esac
 	case $9 in 0|1) ;; *) echo "ICOUNT=$9: not 0 or 1"; return ;; esac
 	case ${10} in initramfs|board) ;; *) echo "BOOT=${10}: not initramfs or board"; return ;; esac
@@ -222,6 +228,16 @@ if [ ${#scenarios[@]} -eq 0 ]; then
 		scenarios+=("$(basename "$f" .sh)")
 	done
 fi
+# (a scenario in a file that is not NAME.sh would never be listed, and
+# never run; make bench's directory also holds tools, which define no
+# prepare())
+not_listed=()
+for f in "$scenario_dir"/*; do
+	case $f in
+	*.sh) ;;
+	*) [ -f "$f" ] && grep -q '^prepare()' "$f" && not_listed+=("${f##*/}") ;;
+	esac
+done
 mkdir -p "$runs"
 # run.info is written last: a run that did not finish leaves none.
 rm -f "$runs/run.info"
@@ -243,6 +259,10 @@ if [ -f "$runs/times-$tier.tsv" ]; then
 fi
 : >"$all_results"
 printf 'kernel\tscenario\tseconds\tpassed\tfailed\tskipped\n' >"$times"
+for f in "${not_listed[@]}"; do
+	result FAIL "$f: a file in ${scenario_dir#"$top"/}/ that is not named NAME.sh is never run" |
+		tee -a "$all_results"
+done
 jobs_list=()
 for k in "${kernels[@]}"; do
 	if [ -z "${kernel_image[$k]:-}" ]; then
@@ -273,7 +293,12 @@ for k in "${kernels[@]}"; do
 		jobs_list+=("$weight $k $s ${v[3]}")
 	done
 done
-mapfile -t jobs_list < <(printf '%s\n' "${jobs_list[@]}" | sort -rn -k1,1 -s)
+if [ ${#jobs_list[@]} -gt 0 ]; then
+	mapfile -t jobs_list < <(printf '%s\n' "${jobs_list[@]}" | sort -rn -k1,1 -s)
+else
+	result FAIL "no scenario runs on the kernels named (${kernels[*]}): nothing was tested in a guest" |
+		tee -a "$all_results"
+fi
 
 [ "$host_tests" = no ] || start_job 1 host host "host tests" "$runs/host" run_host_tests
 # The first job in the list that fits the free slots starts: a two-CPU job

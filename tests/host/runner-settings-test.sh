@@ -37,14 +37,19 @@ scenario() { # NAME SETTINGS...
 	{ echo 'CARD=fat32'; printf '%s\n' "$@"; echo 'prepare() { :; }'; } >"$work/scen/$name.sh"
 }
 # (listed in this order: a bad one first, good ones after it)
-scenario a-factor 'TIMEOUT_FACTOR=1.5'
-scenario b-good
-scenario c-smp 'SMP=two'
-scenario d-device 'DEVICE=nvme'
-scenario e-boot 'BOOT=uefi'
-scenario f-icount 'ICOUNT=yes'
+scenario a-factor 'TIMEOUT_FACTOR=1.5' 'STREAMS=1'
+scenario b-good 'STREAMS=1'
+scenario c-smp 'SMP=two' 'STREAMS=1'
+scenario d-device 'DEVICE=nvme' 'STREAMS=1'
+scenario e-boot 'BOOT=uefi' 'STREAMS=1'
+scenario f-icount 'ICOUNT=yes' 'STREAMS=1'
 scenario g-streams 'STREAMS=-1'
 scenario h-good 'TIMEOUT_FACTOR=2' 'SMP=2' 'STREAMS=1'
+scenario i-nostreams
+scenario j-kernels 'KERNELS=dbug' 'STREAMS=1'
+# a scenario in a file not named NAME.sh
+scenario k-named
+mv "$work/scen/k-named.sh" "$work/scen/k-named.txt"
 
 GUEST_QEMU=$work/qemu GUEST_KERNEL=$work/Image GUEST_INITRD=$work/initrd GUEST_APPEND=x \
 	FSERR_KERNELS=plain FSERR_HOST_TESTS=no FSERR_JOBS=2 FSERR_TIER=quick \
@@ -76,7 +81,16 @@ fails_with() { # SCENARIO TEXT: its one result is a FAIL line naming TEXT
 	[ "$(grep -c "^[A-Z]* $1:" "$work/out")" = 1 ] &&
 		grep -q "^FAIL $1: .*$2" "$work/out"
 }
-echo "1..13"
+# Only scenarios that run on no kernel named: said, and a failure
+mkdir -p "$work/scen2"
+{ echo 'CARD=fat32'; echo 'STREAMS=1'; echo 'KERNELS=debug'; echo 'prepare() { :; }'; } \
+	>"$work/scen2/debug-only.sh"
+GUEST_QEMU=$work/qemu GUEST_KERNEL=$work/Image GUEST_INITRD=$work/initrd GUEST_APPEND=x \
+	FSERR_KERNELS=plain FSERR_HOST_TESTS=no FSERR_JOBS=2 FSERR_TIER=quick \
+	FSERR_SCENARIO_DIR=$work/scen2 FSERR_RUNS=$work/runs2 FSERR_GUEST_TIMEOUT=20 \
+	"$tree/tests/run.sh" >"$work/out2" 2>&1
+status2=$?
+echo "1..18"
 check "TIMEOUT_FACTOR=1.5 fails, named" fails_with a-factor 'TIMEOUT_FACTOR=1.5'
 check "SMP=two fails, named" fails_with c-smp 'SMP=two'
 check "DEVICE=nvme fails, named" fails_with d-device 'DEVICE=nvme'
@@ -86,7 +100,15 @@ check "STREAMS=-1 fails, named" fails_with g-streams 'STREAMS=-1'
 check "the good scenario after a bad one runs and passes" grep -q '^PASS b-good: a' "$work/out"
 check "the good scenario with every numeric setting runs and passes" \
 	grep -q '^PASS h-good: a' "$work/out"
-check "the last line counts the six" grep -qx 'quick: 5 passed, 6 failed, 0 skipped' "$work/out"
+check "no STREAMS= fails, named" fails_with i-nostreams 'STREAMS is not set'
+check "KERNELS=dbug fails, named (not a SKIP)" fails_with j-kernels "KERNELS=dbug: 'dbug' is no kernel"
+check "a scenario in k-named.txt fails, named" grep -q '^FAIL k-named.txt: .*not named NAME.sh' "$work/out"
+check "the last line counts the nine" grep -qx 'quick: 5 passed, 9 failed, 0 skipped' "$work/out"
+check "only scenarios for another kernel: a FAIL that says nothing ran" \
+	grep -q '^FAIL no scenario runs on the kernels named (plain)' "$work/out2"
+check "... counted, run.sh exits non-zero, no shell error" \
+	eval "grep -qx 'quick: 0 passed, 1 failed, 1 skipped' '$work/out2' && [ $status2 -ne 0 ] &&
+	      ! grep -q 'unbound variable' '$work/out2'"
 check "run.sh exits non-zero" [ "$status" -ne 0 ]
 check "qemu/run.sh --timeout 1.5: refused, named" refused "--timeout" --timeout 1.5
 check "qemu/run.sh --smp 0: refused, named" refused "--smp" --smp 0

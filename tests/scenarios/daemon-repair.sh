@@ -45,7 +45,7 @@ CONF
 	mount -o remount,bind,nosuid,nodev,noexec /mnt2
 	fserrd_start -c /tmp/fserrd.conf
 
-	tap_begin daemon-repair 62
+	tap_begin daemon-repair 63
 	damage /dev/mmcblk0p1 fat-dirent-bad-start DATA.BIN
 	cat /mnt/DATA.BIN >/dev/null 2>&1
 	t "the fault is logged once, with both mount points" wait_log \
@@ -54,6 +54,8 @@ CONF
 		'fsck-done command="/[^"]*/fsck\.fat -a -w /proc/self/fd/3" result="exit 1" outcome=repaired'
 	t "repaired; the fresh mount has fs_fault 0" wait_log \
 		' repaired dev=179:1 how=repair mounted=as-before fs_fault=0$'
+	t "fsck.fat converts code page 850 with iconv (no 'Cannot initialize conversion')" \
+		sh -c "! grep 'Cannot initialize conversion' /tmp/fserrd.log"
 	t "/mnt is back, read-write, with its options" sh -c \
 		"grep -Eq ' /mnt vfat rw,.*shortname=winnt.*,notify' /proc/mounts"
 	t "the bind mount /mnt2 is back and shows DIR1" test -f /mnt2/FILE1.TXT
