@@ -394,7 +394,12 @@ static enum fserr_policy handle(struct fserrd *d, struct libmnt_table *tb,
 	}
 	if (fserrd_save_state(d) && a->policy == FSERR_REPAIR)
 		fserrd_repair_not_saved(d);
-	/* (logged once it is remembered: a kill before the save logs it once) */
+	/*
+	 * (logged once it is remembered: a kill before the save leaves it to
+	 * the next fserrd, which logs it once; a kill between the save and
+	 * this line loses the line, not the action; for policy log the line
+	 * is all there is)
+	 */
 	if (!act_first)
 		log_fault(&f, devno, when, a);
 	if (!act_first && act(d, a, &f) < 0) {
@@ -831,6 +836,16 @@ static int start(struct fserrd *d, sigset_t *waiting)
 
 	if (chdir("/"))
 		return -1;
+	/*
+	 * Descriptors 0 to 2 open: else the device a repair holds could be
+	 * given one of them, and the program fserrd runs would get it as its
+	 * output (fsck.fat writing its report over the card).
+	 */
+	for (c = open("/dev/null", O_RDWR | O_CLOEXEC); c >= 0 && c <= 2;
+	     c = open("/dev/null", O_RDWR | O_CLOEXEC))
+		fcntl(c, F_SETFD, 0);
+	if (c > 2)
+		close(c);
 	raise_fd_limit();
 	/* The state file's directory, e.g. /var/lib/fserrd, and those above it */
 	snprintf(dir, sizeof(dir), "%s", d->state_path);
@@ -974,7 +989,7 @@ int main(int argc, char **argv)
 	struct options o = { .config = DEFAULT_CONFIG };
 	struct fserrd self = { .state_path = DEFAULT_STATE, .sysfs_fs = "/sys/fs",
 			       .channels = CH_ALL, .uevent_fd = -1, .mountinfo_fd = -1,
-			       .fanotify_fd = -1, .held_fd = -1 };
+			       .fanotify_fd = -1, .held_fd = -1, .pin_fd = -1 };
 	struct fserrd *d = &self;
 	sigset_t waiting;
 	int ret = parse_options(argc, argv, &o, d);

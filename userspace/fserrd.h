@@ -44,6 +44,7 @@ enum fserrd_repair_plan {
 	FSERRD_REPAIR_UNSAFE_TARGET,	/* remount-ro: repair_why says why */
 	FSERRD_REPAIR_NOT_SAVED,	/* remount-ro: the state file cannot be written */
 	FSERRD_REPAIR_HOLDS_STATE,	/* remount-ro: the state file is on it */
+	FSERRD_REPAIR_NO_VOLUME_ID,	/* remount-ro: no UUID to tell the medium by */
 };
 
 struct watch;
@@ -64,6 +65,13 @@ struct fserrd {
 	char repair_why[1024];		/* FSERRD_REPAIR_UNSAFE_TARGET, _NO_PROGRAM */
 	/* The device of the repair, held exclusively from the unmount to the mount back, or -1 */
 	int held_fd;
+	/*
+	 * The device again, open (not exclusively) from the plan to the end
+	 * of the repair, or -1: a loop device stays bound to its file while
+	 * it is open (no autoclear, LOOP_CLR_FD deferred), so no other medium
+	 * can take the device number in between.
+	 */
+	int pin_fd;
 	/* Testing aid: stop (SIGSTOP) before this repair step, once. */
 	enum fserr_repair_step pause_before;
 	/* Testing aid: stop before the next remount-ro of a new fault, once. */
@@ -122,7 +130,7 @@ int fserrd_remount_ro(const struct fserrd_fault *f, const char *why);
  */
 int fserrd_open_mount(const char *target, int mnt_id, char *why, size_t size);
 
-/* fserrd_run(): the program gets no capability (fsck) */
+/* fserrd_run(): the program gets no capability and sees every mount read-only (fsck) */
 #define FSERRD_RUN_NO_CAPS 0x1
 
 /*

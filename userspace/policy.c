@@ -83,6 +83,19 @@ static int run_child(void *arg)
 	if (close_range(c->keep_fd >= 0 ? 4 : 3, ~0U, 0))
 		goto fail;
 	/*
+	 * fsck parses a medium a user may have crafted, and runs as uid 0:
+	 * in a mount namespace of its own where every mount is read-only,
+	 * a bug in it cannot write a file (root owns /etc) or mount anything
+	 * the host sees. It writes the device through descriptor 3, which a
+	 * read-only mount does not stop.
+	 */
+	if (c->no_caps &&
+	    (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	     mount_setattr(AT_FDCWD, "/", AT_RECURSIVE,
+			   &(struct mount_attr){ .attr_set = MOUNT_ATTR_RDONLY },
+			   sizeof(struct mount_attr))))
+		goto fail;
+	/*
 	 * fsck needs no capability: it checks the device it was given as
 	 * descriptor 3. With the bounding set empty, root's execve() grants
 	 * none but the inheritable ones, which go too, with the ambient ones.
@@ -117,7 +130,8 @@ fail:
  * stdout to our stderr (the log), @keep_fd (if >= 0) as descriptor 3 and
  * no other descriptor, in a process group of its own, with default signal
  * handling and no new privileges; with FSERRD_RUN_NO_CAPS, without any
- * capability. @timeout seconds, 0 for none; a program that overruns is
+ * capability, in a mount namespace of its own with every mount read-only.
+ * @timeout seconds, 0 for none; a program that overruns is
  * killed with its process group. Returns 0 with @status filled, or -errno
  * if it could not be started.
  */

@@ -751,18 +751,35 @@ static int unmount_recorded(const struct fserr_saved_mount *m, dev_t dev, char *
 	return 0;
 }
 
-/* The UUID of the volume on @source (device @dev) into the state, if it has one */
-static void record_volume(struct fserrd *d, const char *source, dev_t dev)
+static void unpin(struct fserrd *d)
+{
+	if (d->pin_fd >= 0)
+		close(d->pin_fd);
+	d->pin_fd = -1;
+}
+
+/*
+ * The UUID of the volume on @source (device @dev) into the state, and the
+ * device pinned (d->pin_fd) until the repair ends. 0, or -1 when the
+ * device cannot be opened or has no UUID: a repair could not tell another
+ * medium at the same device number from this one.
+ */
+static int record_volume(struct fserrd *d, const char *source, dev_t dev)
 {
 	struct stat st;
 	int fd = open(source, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	d->state.volume[0] = '\0';
+	unpin(d);
 	if (fd < 0)
-		return;
-	if (!fstat(fd, &st) && S_ISBLK(st.st_mode) && st.st_rdev == dev)
-		fserr_volume_uuid(fd, d->state.volume, sizeof(d->state.volume));
-	close(fd);
+		return -1;
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != dev ||
+	    fserr_volume_uuid(fd, d->state.volume, sizeof(d->state.volume))) {
+		close(fd);
+		return -1;
+	}
+	d->pin_fd = fd;
+	return 0;
 }
 
 /* Is fserrd's state file (its directory) on the filesystem of @dev? */
@@ -868,7 +885,10 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 	}
 	mnt_free_iter(it);
 	mnt_unref_table(tb);
-	record_volume(d, f->source, dev);
+	if (record_volume(d, f->source, dev)) {
+		fserr_state_end_repair(&d->state);
+		return FSERRD_REPAIR_NO_VOLUME_ID;
+	}
 	d->state.step = FSERR_STEP_UNMOUNT;
 	d->state.major = major(dev);
 	d->state.minor = minor(dev);
@@ -885,6 +905,7 @@ void fserrd_repair_not_saved(struct fserrd *d)
 {
 	if (d->repair_plan != FSERRD_REPAIR_GO)
 		return;
+	unpin(d);
 	fserr_state_end_repair(&d->state);
 	d->repair_plan = FSERRD_REPAIR_NOT_SAVED;
 }
@@ -998,7 +1019,17 @@ static int run_steps(struct fserrd *d, const struct fserrd_fault *f)
 	}
 }
 
+static int repair(struct fserrd *d, const struct fserrd_fault *f);
+
 int fserrd_repair(struct fserrd *d, const struct fserrd_fault *f)
+{
+	int ret = repair(d, f);
+
+	unpin(d);
+	return ret;
+}
+
+static int repair(struct fserrd *d, const struct fserrd_fault *f)
 {
 	char buf[32], limit[32], devno[32], msg[1100];
 	dev_t dev = f->fs.dev;
@@ -1038,6 +1069,11 @@ int fserrd_repair(struct fserrd *d, const struct fserrd_fault *f)
 		fserrd_log("repair-unsupported", "dev", devno, "why",
 			   "it holds fserrd's state file", "policy", "remount-ro", NULL);
 		return fserrd_remount_ro(f, "it holds fserrd's state file") < 0 ? -1 : 0;
+	case FSERRD_REPAIR_NO_VOLUME_ID:
+		fserrd_log("repair-unsupported", "dev", devno, "device", f->source, "why",
+			   "no volume UUID can be read: another medium at the same device number "
+			   "could not be told apart", "policy", "remount-ro", NULL);
+		return fserrd_remount_ro(f, "no volume UUID to tell the medium by") < 0 ? -1 : 0;
 	case FSERRD_REPAIR_NO_FSCK:
 		fserrd_log("repair-unsupported", "type", f->fstype, "policy", "remount-ro", NULL);
 		return fserrd_remount_ro(f, "no fsck for this filesystem type") < 0 ? -1 : 0;

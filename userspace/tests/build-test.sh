@@ -143,7 +143,7 @@ if command -v systemd-analyze >/dev/null; then
 	check "systemd-analyze verify finds nothing to say about the installed unit" bash -c "
 		out=\$(systemd-analyze verify --man=no --root='$root' '$root/lib/systemd/system/fserrd.service' 2>&1) &&
 		[ -z \"\$out\" ] || { echo \"\$out\"; exit 1; }"
-	# (the issue's goal, 5.0; 9.1 at 1adb9d0, 4.0 with the hardening)
+	# (the issue's goal, 5.0; 9.1 at 1adb9d0, 4.1 with the hardening)
 	check "the installed unit's exposure (systemd-analyze security --offline) is at most 5.0" bash -c "
 		out=\$(systemd-analyze security --offline=true --no-pager --root='$root' \
 			'$root/lib/systemd/system/fserrd.service' 2>&1)

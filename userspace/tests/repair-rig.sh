@@ -19,14 +19,14 @@ set -uo pipefail
 
 rig=$(realpath "$1")
 here=$(dirname "$(realpath "$0")")
-plan=40
+plan=44
 
 # shellcheck source=userspace/tests/tap.sh
 . "$here/tap.sh"
 
 cannot=
 [ "$(id -u)" = 0 ] || cannot="needs root (loop devices, mounts)"
-for tool in unshare losetup mke2fs e2fsck setpriv findmnt; do
+for tool in unshare losetup mke2fs e2fsck tune2fs setpriv findmnt; do
 	[ -n "$cannot" ] || command -v "$tool" >/dev/null || cannot="needs $tool"
 done
 if [ -z "$cannot" ] && [ -z "${RIG_IN_NS:-}" ]; then
@@ -403,5 +403,52 @@ check "state file on the faulted filesystem: no repair, remount-ro" \
 	eval "has '$work/log11' 'repair-unsupported .*state file' 'remounted-ro' &&
 	      lacks '$work/log11' repair-start && options '$work/m/eleven' ro"
 umount "$work/m/eleven"
+
+# 12. What fsck can do: it runs as uid 0 on a medium a user crafted, so
+# it gets no capability, no new privileges, and a world where every mount
+# is read-only. e2fsck behind a wrapper that tries a write and says what
+# it has, on its standard output (fserrd's log).
+new_fs twelve
+mkdir -p "$work/m/twelve"
+mount -t ext2 "$dev" "$work/m/twelve"
+e2fsck_path=$(for d in /usr/sbin /sbin /usr/bin /bin; do [ -x $d/e2fsck ] && echo $d/e2fsck && break; done)
+cp "$e2fsck_path" "$work/real-e2fsck"
+cat >"$work/probe-e2fsck" <<PROBE
+#!/bin/sh
+if (: >/tmp/fserr-rig-fsck-probe) 2>/dev/null; then w=allowed; rm -f /tmp/fserr-rig-fsck-probe; else w=denied; fi
+echo "sandbox: write=\$w \$(grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs)' /proc/self/status | tr -s '\t' ' ' | tr '\n' ' ')"
+exec "$work/real-e2fsck" "\$@"
+PROBE
+chmod +x "$work/probe-e2fsck"
+mount --bind "$work/probe-e2fsck" "$e2fsck_path"
+fresh "default repair"
+fault "$minor"
+start "$work/log12"
+wait_for "$work/log12" 'repaired|repair-failed|repair-incomplete' >"$work/out"
+stop
+umount "$e2fsck_path"
+check "fsck's sandbox: a write anywhere is refused (every mount read-only)" \
+	has "$work/log12" "sandbox: write=denied"
+check "fsck's sandbox: no capability in any set, no new privileges" \
+	has "$work/log12" "sandbox: .*CapInh: 0+ " "sandbox: .*CapPrm: 0+ " "sandbox: .*CapEff: 0+ " \
+		"sandbox: .*CapBnd: 0+ " "sandbox: .*CapAmb: 0+ " "sandbox: .*NoNewPrivs: 1"
+check "fsck's sandbox: the repair still works" has "$work/log12" "repaired .*mounted=as-before"
+umount "$work/m/twelve"
+
+# 13. A volume without a UUID (the owner cleared it): another medium at
+# its device number could not be told apart, so no repair: remount-ro
+new_fs thirteen
+tune2fs -q -U clear "$dev" >/dev/null 2>&1 || tune2fs -U clear "$dev" >/dev/null
+mkdir -p "$work/m/thirteen"
+mount -t ext2 "$dev" "$work/m/thirteen"
+fresh "default repair"
+fault "$minor"
+start "$work/log13"
+wait_for "$work/log13" 'remounted-ro|remount-ro-failed|repaired|repair-failed' >"$work/out"
+stop
+check "no volume UUID: no repair, remount-ro, and why" \
+	eval "has '$work/log13' 'repair-unsupported .*no volume UUID' 'remounted-ro' &&
+	      lacks '$work/log13' repair-start && options '$work/m/thirteen' ro"
+umount "$work/m/thirteen"
 
 tap_done
