@@ -66,6 +66,12 @@ unit_is() { # STATE: fserrd.service's ActiveState
 	[ "$(systemctl show -p ActiveState --value fserrd.service)" = "$1" ]
 }
 
+# The lines of the wrapper around fsck.fat, from fserrd's journal (the
+# programs fserrd runs write to its output), into /run/fsck.trace
+fsck_trace() {
+	journalctl -q -u fserrd.service -o cat | sed -n 's/^fsck-trace //p' >/run/fsck.trace
+}
+
 journal_entries() { # MESSAGE-ID
 	journalctl -q -o export _SYSTEMD_UNIT=fserrd.service MESSAGE_ID="$1"
 }
@@ -181,24 +187,28 @@ guest() {
 	t "/data is back read-write, fs_fault 0, untouched files intact" until_true 10 data_ok
 
 	# --- stop while fsck.fat runs
+	# (fsck sees every mount read-only: the wrapper writes its trace to its
+	# output, which fserrd passes to the journal; fsck_trace reads it back)
 	cp /usr/sbin/fsck.fat /run/fsck.fat.real
 	cat >/run/fsck.fat.hold <<'HOLD'
 #!/bin/sh
-echo "start $$ $*" >>/run/fsck.trace
+echo "fsck-trace start $$ $*"
 while [ ! -e /run/fsck.go ]; do sleep 0.1; done
 /run/fsck.fat.real "$@"
 status=$?
-echo "end $$ $status" >>/run/fsck.trace
+echo "fsck-trace end $$ $status"
 exit $status
 HOLD
 	chmod 755 /run/fsck.fat.hold
 	mount --bind /run/fsck.fat.hold /usr/sbin/fsck.fat
 	damage /dev/$DATA fat-chain-past-end VICTIM2.BIN
 	cat /data/VICTIM2.BIN >/dev/null 2>&1
-	t "a second fault: the repair's fsck.fat starts" until_true 60 test -s /run/fsck.trace
+	t "a second fault: the repair's fsck.fat starts" until_true 60 \
+		sh -c "$(declare -f fsck_trace); fsck_trace; test -s /run/fsck.trace"
 	systemctl stop --no-block fserrd.service
 	t "systemctl stop while fsck.fat runs: SIGTERM to fserrd alone, which waits" \
-		until_true 20 sh -c '[ "$(systemctl show -p SubState --value fserrd.service)" = stop-sigterm ] &&
+		until_true 20 sh -c "$(declare -f fsck_trace); fsck_trace"'
+			[ "$(systemctl show -p SubState --value fserrd.service)" = stop-sigterm ] &&
 			! grep -q "^end" /run/fsck.trace'
 	touch /run/fsck.go
 	t "the repair finishes, then fserrd ends with status 0" until_true 120 sh -c \
@@ -206,6 +216,7 @@ HOLD
 		 [ "$(systemctl show -p ExecMainStatus --value fserrd.service)" = 0 ] &&
 		 [ "$(systemctl show -p Result --value fserrd.service)" = success ]'
 	# (fsck.fat -a, then fsck-verify's fsck.fat -n when -a exits 1)
+	fsck_trace
 	t "fsck.fat's repair and check ran to their end, none killed" sh -c \
 		'cat /run/fsck.trace; head -n 1 /run/fsck.trace | grep -q "^start [0-9]* -a " &&
 		 awk "/^start/ { s[\$2] = 1 } /^end/ { if (!(\$2 in s) || \$3 >= 128) bad = 1; delete s[\$2] }

@@ -87,6 +87,12 @@ kill_round() {
 	fserrd_stop
 }
 
+# The trace lines of the wrapper around fsck.fat since _trace_from, from
+# fserrd's log (its output), into /tmp/fsck.trace: "start PID", "end PID"
+fsck_trace() {
+	sed -n "$_trace_from,\$s/^fsck-trace //p" /tmp/fserrd.log >/tmp/fsck.trace
+}
+
 # orphan_round VICTIM UNTOUCHED: fserrd killed alone while its fsck.fat
 # runs (the fsck.fat goes on, an orphan, as after kill -9 of the daemon).
 # The next fserrd must wait for it before its own fsck: two fsck.fat on
@@ -98,20 +104,21 @@ kill_round() {
 orphan_round() {
 	dk_progress
 	cp /sbin/fsck.fat /tmp/fsck.fat.real
+	# (fsck sees every mount read-only: the wrapper writes its trace to
+	# its output, fserrd's log, and the hold is the test's to remove)
 	cat >/tmp/trace-fsck <<'WRAPPER'
 #!/bin/sh
-echo "start $$" >>/tmp/fsck.trace
+echo "fsck-trace start $$"
 if [ -e /tmp/fsck.hold ]; then
-	rm /tmp/fsck.hold
 	read _go </tmp/fsck.go
 fi
 /tmp/fsck.fat.real "$@"
 _rc=$?
-echo "end $$" >>/tmp/fsck.trace
+echo "fsck-trace end $$"
 exit $_rc
 WRAPPER
 	chmod +x /tmp/trace-fsck
-	: >/tmp/fsck.trace
+	_trace_from=$(($(wc -l </tmp/fserrd.log) + 1))
 	rm -f /tmp/fsck.go
 	mkfifo /tmp/fsck.go
 	: >/tmp/fsck.hold
@@ -127,7 +134,7 @@ WRAPPER
 	damage /dev/mmcblk0p1 fat-chain-past-end "$1"
 	cat "/mnt/$1" >/dev/null 2>&1
 	_n=0
-	while ! grep -q '^start ' /tmp/fsck.trace && [ $_n -lt 200 ]; do
+	while fsck_trace && ! grep -q '^start ' /tmp/fsck.trace && [ $_n -lt 200 ]; do
 		sleep 0.1
 		_n=$((_n + 1))
 	done
@@ -135,16 +142,19 @@ WRAPPER
 	kill -KILL "$fserrd_pid"
 	wait "$fserrd_pid" 2>/dev/null
 	_krc=$?
+	fsck_trace
 	t "orphan: fserrd died of the kill (status $_krc), its fsck.fat waits on" \
 		sh -c "[ $_krc = 137 ] && pidof fsck.fat >/dev/null && ! grep -q '^end ' /tmp/fsck.trace"
 	fserrd_start -c /tmp/fserrd.conf
 	t "orphan: the next fserrd waits for that fsck.fat" \
 		wait_log ' fsck-wait device=/dev/mmcblk0p1 '
+	rm -f /tmp/fsck.hold
 	echo go >/tmp/fsck.go &
 	_writer=$!
 	t "orphan: ... then finishes the repair" wait_log \
 		' repaired dev=179:1 how=resumed-repair mounted=as-before fs_fault=0$' $((_resumed + 1))
 	kill "$_writer" 2>/dev/null
+	fsck_trace
 	echo "# fsck.fat runs, in order: $(tr '\n' ' ' </tmp/fsck.trace)"
 	t "orphan: never two fsck.fat at once" \
 		awk '$1 == "start" { if (++n > 1) bad = 1; runs++ } $1 == "end" { n-- }
