@@ -227,7 +227,7 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 
 	snprintf(f->fstype, sizeof(f->fstype), "%s", f->fs.family);
 	snprintf(f->source, sizeof(f->source), "%s", f->fs.id);
-	f->first_mount[0] = f->any_mount[0] = '\0';
+	f->first_mount[0] = '\0';
 	f->first_mount_id = 0;
 	f->mountpoints[0] = f->mountpoints_nl[0] = '\0';
 	if (!it)
@@ -244,8 +244,6 @@ static void describe(struct libmnt_table *tb, struct fserrd_fault *f)
 			f->first_mount_id = mnt_fs_get_id(m);
 		}
 	}
-	if (first && mnt_fs_get_target(first))
-		snprintf(f->any_mount, sizeof(f->any_mount), "%s", mnt_fs_get_target(first));
 	if (first && mnt_fs_get_fstype(first))
 		snprintf(f->fstype, sizeof(f->fstype), "%s", mnt_fs_get_fstype(first));
 	if (first && mnt_fs_get_source(first))

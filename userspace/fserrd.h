@@ -26,7 +26,6 @@ struct fserrd_fault {
 	char mountpoints[4096];	/* comma-separated */
 	char mountpoints_nl[4096];	/* the same, one per line */
 	char first_mount[PATH_MAX];	/* the mount of the fs root, "" if none */
-	char any_mount[PATH_MAX];	/* the first mount, "" if none */
 	/* the first one's mount ID (mountinfo's first field, statx's stx_mnt_id) */
 	int first_mount_id;
 };

@@ -112,12 +112,7 @@ if unshare --net true 2>/dev/null && command -v nsenter >/dev/null &&
 		>"$work/watch2.out" 2>&1 &
 	pid=$!
 	sleep 0.5
-	nsenter --net="/proc/$pid/ns/net" python3 -c '
-import socket
-s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)
-s.bind((0, 0))
-s.sendto(b"change@/fs/fat/sdz1\0ACTION=change\0DEVPATH=/fs/fat/sdz1\0SUBSYSTEM=fserr\0"
-         b"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=sdz1\0FS_DEV=4000:7\0FS_ERRNO=117\0SEQNUM=1\0", (0, 1))'
+	nsenter --net="/proc/$pid/ns/net" python3 "$(dirname "$0")/forge-uevent.py"
 	sent=$?
 	sleep 0.5
 	kill "$pid"

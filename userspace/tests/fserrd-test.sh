@@ -204,12 +204,7 @@ if unshare --net true 2>/dev/null && command -v nsenter >/dev/null &&
 		--verbose --channels uevent 2>"$work/log9" &
 	daemon=$!
 	started=$(wait_for "$work/log9" ' rescan why=start')
-	nsenter --net="/proc/$daemon/ns/net" python3 -c '
-import socket
-s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)
-s.bind((0, 0))
-s.sendto(b"change@/fs/fat/sdz1\0ACTION=change\0DEVPATH=/fs/fat/sdz1\0SUBSYSTEM=fserr\0"
-         b"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=sdz1\0FS_DEV=4000:7\0FS_ERRNO=117\0SEQNUM=1\0", (0, 1))'
+	nsenter --net="/proc/$daemon/ns/net" python3 "$(dirname "$0")/forge-uevent.py"
 	sent=$?
 	check "a forged uevent (not from the kernel) is ignored, and said so" bash -c \
 		"[ -z '$started' ] || { echo '$started'; exit 1; }; [ $sent = 0 ] || { echo 'sending failed'; exit 1; }
