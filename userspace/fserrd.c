@@ -562,6 +562,42 @@ static bool refresh(struct fserr_fs *fs, struct libmnt_table **tb)
 	return true;
 }
 
+/*
+ * A repair a reboot cut short (fserrd_repair_after_reboot()): finished if
+ * its fsck had ended; else its volume is checked again as soon as it is
+ * found mounted (by its UUID: the device's name and number may be
+ * another's now), with the mounts this boot made of it. A volume that is
+ * not mounted is waited for (each mount table change scans again), not
+ * checked under a boot that may be mounting it. True when the repair ran.
+ */
+static bool carried_repair(struct fserrd *d, struct libmnt_table *tb, const struct scan *s)
+{
+	size_t i;
+
+	if (!d->carried || fserrd_repair_carried_done(d) || !tb)
+		return false;
+	for (i = 0; i < s->nr; i++) {
+		struct fserrd_fault f = { .fs = s->fs[i] };
+
+		describe(tb, &f);
+		if (!fserrd_repair_carried_match(d, &f))
+			continue;
+		/* (a fault it already has is the one this repair mends) */
+		if (f.fs.fault)
+			fserr_state_set_handled(&d->state, f.fs.ino, f.fs.fault_count);
+		fserrd_repair_carried(d, &f);
+		return true;
+	}
+	if (!d->carried_waiting) {
+		fserrd_log("repair-waiting", "volume", d->state.volume,
+			   "step", fserr_step_name(d->carried_step),
+			   "why", "the volume is not mounted since the reboot; "
+			   "it is checked when it is", NULL);
+		d->carried_waiting = true;
+	}
+	return false;
+}
+
 /* Read the state of every fserr filesystem and handle the new faults. */
 static void rescan(struct fserrd *d, const char *why)
 {
@@ -589,6 +625,7 @@ static void rescan(struct fserrd *d, const char *why)
 	 */
 	if (!err)
 		fserr_state_keep_handled(&d->state, in_scan, &s);
+	acted = carried_repair(d, tb, &s);
 	for (i = 0; i < s.nr; i++) {
 		if (!s.fs[i].fault ||
 		    fserr_state_is_handled(&d->state, s.fs[i].ino, s.fs[i].fault_count))

@@ -75,6 +75,13 @@ struct fserrd {
 	enum fserr_repair_step pause_before;
 	/* Testing aid: stop before the next remount-ro of a new fault, once. */
 	bool pause_remount;
+	/*
+	 * The state file's repair is of another boot (fserrd_repair_after_reboot()):
+	 * carried until its volume is found mounted; its step before the reboot,
+	 * and whether fserrd said that it waits for the volume.
+	 */
+	bool carried, carried_waiting;
+	enum fserr_repair_step carried_step;
 	/* a fault was deferred (no mount table, no memory): scan again after retry_secs */
 	bool retry;
 	unsigned int retry_secs;
@@ -169,11 +176,31 @@ void fserrd_repair_not_saved(struct fserrd *d);
  */
 int fserrd_repair(struct fserrd *d, const struct fserrd_fault *f);
 
-/* Finish or report a repair that an earlier run did not complete. */
+/* Finish or report a repair that an earlier run of this boot did not complete. */
 void fserrd_repair_resume(struct fserrd *d);
 
-/* The state file is of another boot: report the repair it was in, drop it. */
+/*
+ * The state file is of another boot, cut (a power loss, a crash) in the
+ * middle of a repair: that repair is carried over (d->carried) until
+ * fserrd_repair_carried() finishes it.
+ */
 void fserrd_repair_after_reboot(struct fserrd *d);
+
+/*
+ * The carried repair, if its fsck had already ended before the reboot:
+ * finished (logged, the state saved), nothing to check again; true then.
+ */
+bool fserrd_repair_carried_done(struct fserrd *d);
+
+/* Is @f, a filesystem mounted now, the volume of the carried repair (its UUID)? */
+bool fserrd_repair_carried_match(struct fserrd *d, const struct fserrd_fault *f);
+
+/*
+ * Check @f, the carried repair's volume as this boot mounted it: a new
+ * repair of its mounts of now (the boot's), from the unmount; the mounts
+ * of the boot before are gone with it. As fserrd_repair() returns.
+ */
+int fserrd_repair_carried(struct fserrd *d, const struct fserrd_fault *f);
 
 /* --pause-before STEP (unmount, fsck or mount): 0, or -1 for another word. */
 int fserrd_repair_pause_before(struct fserrd *d, const char *step);

@@ -586,6 +586,19 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary, 
 	}
 	fserrd_log("fsck-done", "command", cmd, "result", how,
 		   "outcome", outcome ? outcome : "not-repaired", NULL);
+	/*
+	 * fsck.fat writes through the page cache and does not flush; its
+	 * close is not the device's last (fserrd holds it), so nothing
+	 * writes its work out before the step after it is saved. A power
+	 * cut then would leave a state file that says fsck ran, on a card
+	 * that never got the repair. (e2fsck flushes itself; once more is
+	 * cheap.)
+	 */
+	if (hold >= 0 && fsync(hold) && outcome) {
+		fserrd_log("fsck-failed", "command", cmd, "error", strerror(errno),
+			   "why", "its writes could not be flushed to the device", NULL);
+		goto failed;
+	}
 	if (outcome && !strcmp(outcome, "repaired") && !fserr_fsck_opens_exclusively(program) &&
 	    !verify_fsck_fat(d, program, hold))
 		goto failed;
@@ -1107,7 +1120,8 @@ void fserrd_repair_resume(struct fserrd *d)
 	char devno[32];
 	struct fserr_fs live;
 
-	if (st->step == FSERR_STEP_NONE)
+	/* (a repair of another boot: fserrd_repair_carried()) */
+	if (st->step == FSERR_STEP_NONE || d->carried)
 		return;
 	snprintf(devno, sizeof(devno), "%u:%u", st->major, st->minor);
 	if (!primary) {
@@ -1146,15 +1160,99 @@ void fserrd_repair_resume(struct fserrd *d)
 
 void fserrd_repair_after_reboot(struct fserrd *d)
 {
-	size_t i;
+	const struct fserr_saved_mount *primary = saved_primary(&d->state);
+	char devno[32];
 
 	if (d->state.step == FSERR_STEP_NONE)
 		return;
-	for (i = 0; i < d->state.nr_mounts; i++)
-		fserrd_log("repair-interrupted-by-reboot",
-			   "step", fserr_step_name(d->state.step),
-			   "mountpoint", d->state.mounts[i].target,
-			   "device", d->state.mounts[i].source,
+	snprintf(devno, sizeof(devno), "%u:%u", d->state.major, d->state.minor);
+	fserrd_log("repair-interrupted-by-reboot", "dev", devno,
+		   "step", fserr_step_name(d->state.step),
+		   "volume", d->state.volume[0] ? d->state.volume : "-",
+		   "device", primary ? primary->source : "-",
+		   "mountpoint", primary ? primary->target : "-", NULL);
+	/*
+	 * Without the volume's UUID (a state file of fserrd before 0.5)
+	 * nothing tells which medium it was: the device number or name may
+	 * be another's after a reboot.
+	 */
+	if (!d->state.volume[0] || !primary) {
+		fserrd_log("repair-dropped", "dev", devno, "step", fserr_step_name(d->state.step),
+			   "why", "no volume UUID saved: the medium cannot be told after a reboot",
 			   "advice", "check the filesystem and its mount", NULL);
+		fserr_state_end_repair(&d->state);
+		fserrd_save_state(d);
+		return;
+	}
+	d->carried = true;
+	d->carried_waiting = false;
+	d->carried_step = d->state.step;
+}
+
+bool fserrd_repair_carried_done(struct fserrd *d)
+{
+	const struct fserr_saved_mount *primary = saved_primary(&d->state);
+	char devno[32];
+
+	if (!d->carried || d->carried_step != FSERR_STEP_MOUNT)
+		return false;
+	/*
+	 * fsck ended before the reboot, and its work was flushed to the
+	 * device before this step was saved: the volume is as fsck left it,
+	 * and this boot mounts it as it mounts it. The mounts of the boot
+	 * before are not made again.
+	 */
+	snprintf(devno, sizeof(devno), "%u:%u", d->state.major, d->state.minor);
+	if (d->state.fsck_failed)
+		fserrd_log("repair-incomplete", "dev", devno, "how", "after-reboot",
+			   "volume", d->state.volume, "device", primary ? primary->source : "-",
+			   "why", "fsck could not repair it before the reboot",
+			   "advice", "check the filesystem by hand", NULL);
+	else
+		fserrd_log("repaired", "dev", devno, "how", "after-reboot",
+			   "volume", d->state.volume, "device", primary ? primary->source : "-",
+			   "mounted", "as-this-boot-mounts-it", NULL);
+	d->carried = false;
 	fserr_state_end_repair(&d->state);
+	fserrd_save_state(d);
+	return true;
+}
+
+bool fserrd_repair_carried_match(struct fserrd *d, const struct fserrd_fault *f)
+{
+	const struct fserr_saved_mount *primary = saved_primary(&d->state);
+	char uuid[64];
+	struct stat st;
+	bool same;
+	int fd;
+
+	if (!d->carried || !primary || !*f->first_mount || strcmp(f->fstype, primary->fstype))
+		return false;
+	fd = open(f->source, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	same = !fstat(fd, &st) && S_ISBLK(st.st_mode) && st.st_rdev == f->fs.dev &&
+	       !fserr_volume_uuid(fd, uuid, sizeof(uuid)) && !strcmp(uuid, d->state.volume);
+	close(fd);
+	return same;
+}
+
+int fserrd_repair_carried(struct fserrd *d, const struct fserrd_fault *f)
+{
+	const struct fserr_action repair_it = { .policy = FSERR_REPAIR };
+	char devno[32], was[32];
+
+	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(f->fs.dev));
+	snprintf(was, sizeof(was), "%u:%u", d->state.major, d->state.minor);
+	fserrd_log("repair-resume", "dev", devno, "step", fserr_step_name(d->carried_step),
+		   "after", "reboot", "volume", d->state.volume, "was-dev", was,
+		   "device", f->source, "mountpoints", f->mountpoints,
+		   "why", "fsck had not ended before the reboot: checked again from the start", NULL);
+	d->carried = false;
+	fserr_state_end_repair(&d->state);
+	fserrd_repair_prepare(d, &repair_it, f);
+	/* (a plan that does not go ahead saves the carried repair as ended) */
+	if (fserrd_save_state(d))
+		fserrd_repair_not_saved(d);
+	return fserrd_repair(d, f);
 }

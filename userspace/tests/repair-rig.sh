@@ -19,7 +19,7 @@ set -uo pipefail
 
 rig=$(realpath "$1")
 here=$(dirname "$(realpath "$0")")
-plan=44
+plan=52
 
 # shellcheck source=userspace/tests/tap.sh
 . "$here/tap.sh"
@@ -450,5 +450,89 @@ check "no volume UUID: no repair, remount-ro, and why" \
 	eval "has '$work/log13' 'repair-unsupported .*no volume UUID' 'remounted-ro' &&
 	      lacks '$work/log13' repair-start && options '$work/m/thirteen' ro"
 umount "$work/m/thirteen"
+
+# 14. A power cut (a reboot) while fsck had not run yet: the state file is
+# another boot's (its boot line rewritten here). The next fserrd checks the
+# volume again as soon as the boot has mounted it, by its UUID, and says
+# it waits until then; with fsck ended before the cut, nothing runs again.
+reboot_state() { sed -i 's/^boot .*/boot 00000000-0000-4000-8000-000000000000/' "$work/state"; }
+new_fs fourteen
+mkdir -p "$work/m/fourteen"
+mount -t ext2 "$dev" "$work/m/fourteen"
+fresh "default repair"
+fault "$minor"
+start "$work/log14" --pause-before fsck
+wait_for "$work/log14" 'paused .*before=fsck' >"$work/out"
+kill_daemon
+reboot_state
+start "$work/log14b"
+wait_for "$work/log14b" 'repair-waiting' >"$work/out"
+check "reboot before fsck: the carried repair waits for its volume, and says so" \
+	eval "has '$work/log14b' 'repair-interrupted-by-reboot .*step=fsck' 'repair-waiting .*step=fsck' &&
+	      lacks '$work/log14b' fsck-start"
+mount -t ext2 "$dev" "$work/m/fourteen"
+wait_for "$work/log14b" 'repaired|repair-failed|repair-incomplete' >"$work/out"
+stop
+check "reboot before fsck: the volume mounted by the boot is checked again, once" \
+	eval "has '$work/log14b' 'repair-resume .*step=fsck after=reboot' 'repaired .*mounted=as-before' &&
+	      [ \$(grep -c fsck-start '$work/log14b') = 1 ]"
+check "reboot before fsck: mounted back where the boot mounted it, read-write" \
+	eval "[ \"\$(top '$work/m/fourteen' MAJ:MIN)\" = 7:$minor ] && options '$work/m/fourteen' rw"
+check "reboot before fsck: the state file holds no repair any more" \
+	bash -c "! grep -qE '^(step|mount) ' '$work/state'"
+start "$work/log14c"
+sleep 1
+stop
+check "reboot before fsck: the next start has nothing to resume" \
+	lacks "$work/log14c" 'repair-(resume|waiting|interrupted)' fsck-start
+umount "$work/m/fourteen"
+
+# 14b. The cut came after fsck ended (its work flushed): after the reboot
+# the repair is done, nothing is checked again
+new_fs fourteen-b
+mkdir -p "$work/m/fourteen-b"
+mount -t ext2 "$dev" "$work/m/fourteen-b"
+fresh "default repair"
+fault "$minor"
+start "$work/log14d" --pause-before mount
+wait_for "$work/log14d" 'paused .*before=mount' >"$work/out"
+kill_daemon
+reboot_state
+mount -t ext2 "$dev" "$work/m/fourteen-b"
+start "$work/log14e"
+wait_for "$work/log14e" 'repaired|repair-failed|repair-incomplete' >"$work/out"
+stop
+check "reboot after fsck: the repair ends as done, no fsck again" \
+	eval "has '$work/log14e' 'repair-interrupted-by-reboot .*step=mount' 'repaired .*how=after-reboot' &&
+	      lacks '$work/log14e' fsck-start repair-resume"
+check "reboot after fsck: the boot's mount is left as it is" \
+	eval "[ \"\$(top '$work/m/fourteen-b' MAJ:MIN)\" = 7:$minor ] && options '$work/m/fourteen-b' rw"
+umount "$work/m/fourteen-b"
+
+# 14c. After the reboot another medium has the UUID-less device's place:
+# the carried repair never touches it, and keeps waiting
+new_fs fourteen-c
+fc_dev=$dev
+mkdir -p "$work/m/fourteen-c"
+mount -t ext2 "$dev" "$work/m/fourteen-c"
+fresh "default repair"
+fault "$minor"
+start "$work/log14f" --pause-before fsck
+wait_for "$work/log14f" 'paused .*before=fsck' >"$work/out"
+kill_daemon
+reboot_state
+losetup -d "$fc_dev"
+truncate -s 8M "$work/img/fourteen-other"
+mke2fs -q -t ext2 -F "$work/img/fourteen-other"
+losetup "$fc_dev" "$work/img/fourteen-other"
+mount -t ext2 "$fc_dev" "$work/m/fourteen-c"
+start "$work/log14g"
+wait_for "$work/log14g" 'repair-waiting' >"$work/out"
+sleep 1
+stop
+check "reboot, another medium at the device: not checked, not unmounted, still waited for" \
+	eval "has '$work/log14g' 'repair-waiting' && lacks '$work/log14g' fsck-start repair-start &&
+	      grep -q '^volume ' '$work/state' && [ \"\$(top '$work/m/fourteen-c' MAJ:MIN)\" = 7:$minor ]"
+umount "$work/m/fourteen-c"
 
 tap_done
