@@ -108,7 +108,7 @@ export FSERR_JOBS
 # scenarios, or SCENARIOS names it.
 CHECK_PREREQS := kernel $(if $(filter debug,$(FSERR_KERNELS)),kernel-debug initramfs-debug) \
 	initramfs images host-tools \
-	$(if $(or $(if $(SCENARIOS),,all),$(filter board,$(SCENARIOS))),board)
+	$(if $(or $(if $(SCENARIOS),,all),$(filter board board-powercut,$(SCENARIOS))),board)
 
 # The prerequisites are built side by side (make -j): each kernel build
 # runs its own -j<nproc>, and the two kernels' serial steps (configuration,

@@ -3,7 +3,7 @@
 #
 #   qemu/run.sh [--card IMG] [--blkdebug RULES] [--virtio] [--append ARGS]
 #               [--smp CPUS] [--icount] [--no-initrd] [--timeout SECONDS]
-#               [--log FILE] [--interactive]
+#               [--log FILE] [--pidfile FILE] [--interactive]
 #
 # The card sits on the sdhci-pci controller (/dev/mmcblk0); with --virtio
 # the same image is a virtio-blk disk instead (/dev/vda). With --blkdebug,
@@ -16,7 +16,8 @@
 # measures is the work it did, whatever else the host was doing: make
 # bench's cost benchmarks use it. --no-initrd boots without the
 # initramfs, as a board boots its root from the card (--append names it:
-# root=/dev/mmcblk0p2 rootwait; tests/mkboard.sh). Without
+# root=/dev/mmcblk0p2 rootwait; tests/mkboard.sh). --pidfile has QEMU
+# write its process ID there (the power-cut trials SIGKILL it). Without
 # --interactive the guest runs unattended: its console goes to stdout (and
 # to --log), the host kills it after --timeout, and the exit status says
 # only whether the guest ended by itself (0) or timed out (124); a guest
@@ -29,7 +30,7 @@ set -euo pipefail
 : "${GUEST_KERNEL:?}" "${GUEST_INITRD:?}" "${GUEST_APPEND:?}"
 
 card='' blkdebug='' virtio=false append='' smp='' icount=false timeout=300 log=/dev/null
-interactive=false initrd=true
+interactive=false initrd=true pidfile=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--card) card=$2; shift 2 ;;
@@ -41,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--no-initrd) initrd=false; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
+	--pidfile) pidfile=$2; shift 2 ;;
 	--interactive) interactive=true; shift ;;
 	*) echo "qemu/run.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -62,6 +64,7 @@ if $initrd; then
 fi
 [ -n "$smp" ] && args+=(-smp "$smp")	# the last -smp counts
 ! $icount || args+=(-icount shift=0,sleep=off)
+[ -z "$pidfile" ] || args+=(-pidfile "$pidfile")
 if [ -n "$card" ]; then
 	file=$card
 	[ -n "$blkdebug" ] && file="blkdebug:$blkdebug:$card"

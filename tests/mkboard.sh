@@ -9,7 +9,8 @@
 #       fserrd, fserrctl, the unit, the udev rule and a policy installed by
 #       `make install DESTDIR=` (built for arm64 with libsystemd), /data in
 #       /etc/fstab with FAT's notify option, and the board test
-#       (tests/board/: its unit, its script, and the guest test tools)
+#       (tests/board/: its unit, its scripts, and the guest test tools;
+#       the power-cut trials' guest half, tests/board/powercut-test.sh)
 #
 # The root image is copied first: make rootfs's cache stays as debootstrap
 # left it. Files go into the copy with debugfs (e2fsprogs), so nothing is
@@ -65,7 +66,8 @@ printf 'match fstype vfat repair\ndefault log\n' >"$d/etc/fserrd.conf"
 # the journal in /run only: nothing writes to the card but the tests
 printf '[Journal]\nStorage=volatile\n' >"$d/etc/systemd/journald.conf.d/board.conf"
 install -m 0644 "$top/tests/board/fserr-board-test.service" "$d/etc/systemd/system/"
-install -m 0755 "$top/tests/board/board-test.sh" "$top/tests/board/board-emergency.sh" "$d/tests/"
+install -m 0755 "$top/tests/board/board-test.sh" "$top/tests/board/board-emergency.sh" \
+	"$top/tests/board/powercut-test.sh" "$d/tests/"
 printf '[Service]\nExecStart=\nExecStart=/tests/board-emergency.sh\n' \
 	>"$d/etc/systemd/system/emergency.service.d/board.conf"
 install -m 0644 "$top/tests/lib/guest.sh" "$top/build/images/card.sha256" "$d/tests/"

@@ -90,8 +90,15 @@ run_host_tests() {
 # benchmarks). BOOT=board boots the board card (build/board/card.img, made
 # by make board: a Debian root with systemd on p2) instead of the
 # initramfs; its guest half is on the card.
+#
+# A scenario file is read with FSERR_TIER (quick, full) and FSERR_KERNEL
+# (plain, debug) set, so that its settings may depend on them. One that
+# defines boots() boots the guest itself, as often as it needs (the power
+# cuts of board-powercut): run.sh calls boots CARD DIR TIMEOUT APPEND
+# QEMU-ARGS... instead of booting once, and judges the DIR/console.log it
+# puts together.
 scenario_settings() { # FILE VARIANT: one per line
-	(. "$1"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
+	(FSERR_KERNEL=$2; . "$1"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
 		"${SMP:-1}" "${KERNELS:-$2}" "${PLANTED:-}" "${STREAMS:-}" "${APPEND:-}" \
 		"${ICOUNT:-0}" "${BOOT:-initramfs}")
 }
@@ -147,12 +154,21 @@ run_scenario() { # FILE KERNEL-VARIANT
 	fi
 	cp --sparse=always "$src" "$dir/card.img"
 	# prepare() damages the card and may write blkdebug.conf for QEMU.
-	if ! (PATH=$host_bin:$PATH; . "$top/tests/lib/host.sh"; . "$file"; prepare "$dir/card.img" "$dir") >"$dir/prepare.log" 2>&1; then
+	if ! (PATH=$host_bin:$PATH FSERR_KERNEL=$variant; . "$top/tests/lib/host.sh"; . "$file"; prepare "$dir/card.img" "$dir") >"$dir/prepare.log" 2>&1; then
 		result FAIL "$name: prepare the card (see ${dir#"$top"/}/prepare.log)"
 		sed 's/^/  /' "$dir/prepare.log"
 		return
 	fi
 	[ -f "$dir/blkdebug.conf" ] && qemu_args+=(--blkdebug "$dir/blkdebug.conf")
+	if (FSERR_KERNEL=$variant; . "$file"; declare -F boots >/dev/null); then
+		(FSERR_KERNEL=$variant; . "$file"
+		 export GUEST_KERNEL=${kernel_image[$variant]} GUEST_INITRD=${kernel_initrd[$variant]}
+		 boots "$dir/card.img" "$dir" $((kernel_timeout[$variant] * factor)) "$append" \
+			"${qemu_args[@]}") >"$dir/boots.log" 2>&1
+		status=$?
+		judge_console "$name" "$dir" "$streams" "$planted" "$status"
+		return
+	fi
 	GUEST_KERNEL=${kernel_image[$variant]} GUEST_INITRD=${kernel_initrd[$variant]} \
 		"$top/qemu/run.sh" --card "$dir/card.img" "${qemu_args[@]}" \
 		--append "$append" --timeout $((kernel_timeout[$variant] * factor)) \
@@ -217,6 +233,7 @@ start_job() {
 
 : "${GUEST_QEMU:?run through make check (qemu/guest.mk describes the guest)}"
 case $tier in quick|full) ;; *) echo "run.sh: FSERR_TIER is quick or full, not '$tier'" >&2; exit 2 ;; esac
+export FSERR_TIER=$tier
 declare -A kernel_image=([plain]=$GUEST_KERNEL [debug]=${GUEST_DEBUG_KERNEL:-})
 declare -A kernel_initrd=([plain]=$GUEST_INITRD [debug]=${GUEST_DEBUG_INITRD:-$GUEST_INITRD})
 # The debug kernel boots in about 10 s under TCG and runs far slower.

@@ -25,6 +25,10 @@
 #           remounts /data read-only instead of running fsck on it; so
 #           does a FAT sector that cannot be read.
 export PATH=/tests:/usr/sbin:/usr/bin:/sbin:/bin
+# The power-cut trials boot the same card with their own guest half
+case " $(cat /proc/cmdline) " in
+*" fserr.scenario=board-powercut "*) exec /tests/powercut-test.sh ;;
+esac
 . /tests/guest.sh
 
 DATA=mmcblk0p1
