@@ -564,35 +564,44 @@ static bool refresh(struct fserr_fs *fs, struct libmnt_table **tb)
 
 /*
  * A repair a reboot cut short (fserrd_repair_after_reboot()): finished if
- * its fsck had ended; else its volume is checked again as soon as it is
- * found mounted (by its UUID: the device's name and number may be
- * another's now), with the mounts this boot made of it. A volume that is
- * not mounted is waited for (each mount table change scans again), not
- * checked under a boot that may be mounting it. True when the repair ran.
+ * its fsck had ended; else its volume is acted on as soon as it is found
+ * mounted where it was, by its UUID (the device's name and number may be
+ * another's now), with the mounts this boot made of it, under the policy
+ * for them now. A volume that is not mounted there is waited for (each
+ * mount table change scans again), not checked under a boot that may be
+ * mounting it. Two volumes that both fit: dropped, neither is touched.
+ * True when it was acted on.
  */
 static bool carried_repair(struct fserrd *d, struct libmnt_table *tb, const struct scan *s)
 {
-	size_t i;
+	struct fserrd_fault f, found;
+	size_t i, matches = 0;
 
 	if (!d->carried || fserrd_repair_carried_done(d) || !tb)
 		return false;
 	for (i = 0; i < s->nr; i++) {
-		struct fserrd_fault f = { .fs = s->fs[i] };
-
+		f = (struct fserrd_fault){ .fs = s->fs[i] };
 		describe(tb, &f);
-		if (!fserrd_repair_carried_match(d, &f))
-			continue;
+		if (fserrd_repair_carried_match(d, tb, &f) && !matches++)
+			found = f;
+	}
+	if (matches > 1) {
+		fserrd_repair_carried_drop(d, "more than one mounted volume has its UUID and "
+					   "type: it cannot be told which");
+		return false;
+	}
+	if (matches == 1) {
 		/* (a fault it already has is the one this repair mends) */
-		if (f.fs.fault)
-			fserr_state_set_handled(&d->state, f.fs.ino, f.fs.fault_count);
-		fserrd_repair_carried(d, &f);
+		if (found.fs.fault)
+			fserr_state_set_handled(&d->state, found.fs.ino, found.fs.fault_count);
+		fserrd_repair_carried(d, choose(&d->cfg, tb, &found), &found);
 		return true;
 	}
 	if (!d->carried_waiting) {
 		fserrd_log("repair-waiting", "volume", d->state.volume,
 			   "step", fserr_step_name(d->carried_step),
-			   "why", "the volume is not mounted since the reboot; "
-			   "it is checked when it is", NULL);
+			   "why", "the volume is not mounted where it was since the reboot; "
+			   "it is acted on when it is", NULL);
 		d->carried_waiting = true;
 	}
 	return false;
@@ -898,8 +907,9 @@ static int start(struct fserrd *d, sigset_t *waiting)
 	}
 	read_boot_id(boot_id, sizeof(boot_id));
 	fserr_state_init(&d->state, boot_id);
-	if (fserrd_load_state(d, boot_id) > 0)
-		fserrd_repair_after_reboot(d);
+	c = fserrd_load_state(d, boot_id);
+	if (c > 0)
+		fserrd_repair_after_reboot(d, c == 2);
 
 	/*
 	 * The signals are blocked except inside ppoll(): one that comes

@@ -108,7 +108,10 @@ int fserrd_save_state(struct fserrd *d);
 /*
  * Load the state file: a damaged one is moved aside (and said so); one of
  * another boot keeps only the repair limit's history and the repair it
- * was in (for fserrd_repair_after_reboot()), and 1 is returned; else 0.
+ * was in. 1 when the repair in progress began in another boot (for
+ * fserrd_repair_after_reboot(); the file says so with a repair-boot line
+ * once it is saved in this boot), 2 when it has waited through a whole
+ * boot after that one already; else 0.
  */
 int fserrd_load_state(struct fserrd *d, const char *boot_id);
 
@@ -180,27 +183,41 @@ int fserrd_repair(struct fserrd *d, const struct fserrd_fault *f);
 void fserrd_repair_resume(struct fserrd *d);
 
 /*
- * The state file is of another boot, cut (a power loss, a crash) in the
- * middle of a repair: that repair is carried over (d->carried) until
- * fserrd_repair_carried() finishes it.
+ * The repair in progress began in another boot, cut (a power loss, a
+ * crash) in the middle of it: it is carried over (d->carried) until
+ * fserrd_repair_carried() finishes it, for the rest of the first boot
+ * after the cut; @expired (it waited through that boot already): dropped.
  */
-void fserrd_repair_after_reboot(struct fserrd *d);
+void fserrd_repair_after_reboot(struct fserrd *d, bool expired);
 
 /*
- * The carried repair, if its fsck had already ended before the reboot:
- * finished (logged, the state saved), nothing to check again; true then.
+ * The carried repair, if its fsck had already ended and repaired the
+ * volume before the reboot: finished (logged, the state saved), nothing
+ * to check again; true then.
  */
 bool fserrd_repair_carried_done(struct fserrd *d);
 
-/* Is @f, a filesystem mounted now, the volume of the carried repair (its UUID)? */
-bool fserrd_repair_carried_match(struct fserrd *d, const struct fserrd_fault *f);
+/*
+ * Is @f, a filesystem mounted now (@tb), the volume of the carried
+ * repair: the same type and UUID, and its root mounted where the repaired
+ * one's was?
+ */
+bool fserrd_repair_carried_match(struct fserrd *d, struct libmnt_table *tb,
+				 const struct fserrd_fault *f);
+
+/* Drop the carried repair, said with @why. */
+void fserrd_repair_carried_drop(struct fserrd *d, const char *why);
 
 /*
- * Check @f, the carried repair's volume as this boot mounted it: a new
- * repair of its mounts of now (the boot's), from the unmount; the mounts
- * of the boot before are gone with it. As fserrd_repair() returns.
+ * Act on @f, the carried repair's volume as this boot mounted it, under
+ * @a, the policy for its mounts now: repair, a new repair of its mounts
+ * of now (the boot's), from the unmount (the mounts of the boot before
+ * are gone with it); remount-ro, or an fsck that could not repair it
+ * before the reboot, remount-ro; any other policy drops the repair. As
+ * fserrd_repair() returns.
  */
-int fserrd_repair_carried(struct fserrd *d, const struct fserrd_fault *f);
+int fserrd_repair_carried(struct fserrd *d, const struct fserr_action *a,
+			  const struct fserrd_fault *f);
 
 /* --pause-before STEP (unmount, fsck or mount): 0, or -1 for another word. */
 int fserrd_repair_pause_before(struct fserrd *d, const char *step);

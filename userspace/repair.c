@@ -866,6 +866,13 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 		mnt_unref_table(tb);
 		return FSERRD_REPAIR_NO_TABLE;
 	}
+	/*
+	 * One repair at a time in the state file: a repair carried over a
+	 * reboot whose volume is not mounted gives way, and says so.
+	 */
+	if (d->carried)
+		fserrd_repair_carried_drop(d, "another filesystem is repaired while its volume "
+					   "is not mounted where it was");
 	fserr_state_end_repair(&d->state);
 	while (fserr_mounts_next(tb, it, dev, &m) == 0) {
 		char *options;
@@ -1158,7 +1165,7 @@ void fserrd_repair_resume(struct fserrd *d)
 	run_steps(d, NULL);
 }
 
-void fserrd_repair_after_reboot(struct fserrd *d)
+void fserrd_repair_after_reboot(struct fserrd *d, bool expired)
 {
 	const struct fserr_saved_mount *primary = saved_primary(&d->state);
 	char devno[32];
@@ -1171,22 +1178,33 @@ void fserrd_repair_after_reboot(struct fserrd *d)
 		   "volume", d->state.volume[0] ? d->state.volume : "-",
 		   "device", primary ? primary->source : "-",
 		   "mountpoint", primary ? primary->target : "-", NULL);
+	d->carried = true;
+	d->carried_waiting = false;
+	d->carried_step = d->state.step;
 	/*
 	 * Without the volume's UUID (a state file of fserrd before 0.5)
 	 * nothing tells which medium it was: the device number or name may
 	 * be another's after a reboot.
 	 */
-	if (!d->state.volume[0] || !primary) {
-		fserrd_log("repair-dropped", "dev", devno, "step", fserr_step_name(d->state.step),
-			   "why", "no volume UUID saved: the medium cannot be told after a reboot",
-			   "advice", "check the filesystem and its mount", NULL);
-		fserr_state_end_repair(&d->state);
-		fserrd_save_state(d);
-		return;
-	}
-	d->carried = true;
-	d->carried_waiting = false;
-	d->carried_step = d->state.step;
+	if (!d->state.volume[0] || !primary)
+		fserrd_repair_carried_drop(d, "no volume UUID saved: the medium cannot be told "
+					   "after a reboot");
+	else if (expired)
+		fserrd_repair_carried_drop(d, "its volume was not mounted where it was, during "
+					   "the whole boot after the one the repair began in");
+}
+
+void fserrd_repair_carried_drop(struct fserrd *d, const char *why)
+{
+	char devno[32];
+
+	snprintf(devno, sizeof(devno), "%u:%u", d->state.major, d->state.minor);
+	fserrd_log("repair-dropped", "dev", devno, "step", fserr_step_name(d->carried_step),
+		   "volume", d->state.volume[0] ? d->state.volume : "-", "why", why,
+		   "advice", "check the filesystem and its mount", NULL);
+	d->carried = false;
+	fserr_state_end_repair(&d->state);
+	fserrd_save_state(d);
 }
 
 bool fserrd_repair_carried_done(struct fserrd *d)
@@ -1194,39 +1212,48 @@ bool fserrd_repair_carried_done(struct fserrd *d)
 	const struct fserr_saved_mount *primary = saved_primary(&d->state);
 	char devno[32];
 
-	if (!d->carried || d->carried_step != FSERR_STEP_MOUNT)
+	if (!d->carried || d->carried_step != FSERR_STEP_MOUNT || d->state.fsck_failed)
 		return false;
 	/*
-	 * fsck ended before the reboot, and its work was flushed to the
-	 * device before this step was saved: the volume is as fsck left it,
-	 * and this boot mounts it as it mounts it. The mounts of the boot
-	 * before are not made again.
+	 * fsck ended and repaired it before the reboot, and its work was
+	 * flushed to the device before this step was saved: the volume is as
+	 * fsck left it, and this boot mounts it as it mounts it. The mounts
+	 * of the boot before are not made again.
 	 */
 	snprintf(devno, sizeof(devno), "%u:%u", d->state.major, d->state.minor);
-	if (d->state.fsck_failed)
-		fserrd_log("repair-incomplete", "dev", devno, "how", "after-reboot",
-			   "volume", d->state.volume, "device", primary ? primary->source : "-",
-			   "why", "fsck could not repair it before the reboot",
-			   "advice", "check the filesystem by hand", NULL);
-	else
-		fserrd_log("repaired", "dev", devno, "how", "after-reboot",
-			   "volume", d->state.volume, "device", primary ? primary->source : "-",
-			   "mounted", "as-this-boot-mounts-it", NULL);
+	fserrd_log("repaired", "dev", devno, "how", "after-reboot",
+		   "volume", d->state.volume, "device", primary ? primary->source : "-",
+		   "mounted", "as-this-boot-mounts-it", NULL);
 	d->carried = false;
 	fserr_state_end_repair(&d->state);
 	fserrd_save_state(d);
 	return true;
 }
 
-bool fserrd_repair_carried_match(struct fserrd *d, const struct fserrd_fault *f)
+bool fserrd_repair_carried_match(struct fserrd *d, struct libmnt_table *tb,
+				 const struct fserrd_fault *f)
 {
 	const struct fserr_saved_mount *primary = saved_primary(&d->state);
+	struct libmnt_iter *it;
+	struct libmnt_fs *m;
+	bool there = false, same;
 	char uuid[64];
 	struct stat st;
-	bool same;
 	int fd;
 
 	if (!d->carried || !primary || !*f->first_mount || strcmp(f->fstype, primary->fstype))
+		return false;
+	/*
+	 * Where the repaired volume's root was mounted: a place root chose
+	 * (fstab, a unit), which a user who gives a medium of hers the
+	 * same UUID cannot mount on.
+	 */
+	it = mnt_new_iter(MNT_ITER_FORWARD);
+	while (it && !there && fserr_mounts_next(tb, it, f->fs.dev, &m) == 0)
+		there = mnt_fs_get_root(m) && !strcmp(mnt_fs_get_root(m), "/") &&
+			mnt_fs_get_target(m) && !strcmp(mnt_fs_get_target(m), primary->target);
+	mnt_free_iter(it);
+	if (!there)
 		return false;
 	fd = open(f->source, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -1237,19 +1264,43 @@ bool fserrd_repair_carried_match(struct fserrd *d, const struct fserrd_fault *f)
 	return same;
 }
 
-int fserrd_repair_carried(struct fserrd *d, const struct fserrd_fault *f)
+int fserrd_repair_carried(struct fserrd *d, const struct fserr_action *a,
+			  const struct fserrd_fault *f)
 {
 	const struct fserr_action repair_it = { .policy = FSERR_REPAIR };
-	char devno[32], was[32];
+	char devno[32], was[32], why[160];
 
 	snprintf(devno, sizeof(devno), "%u:%u", MAJMIN(f->fs.dev));
 	snprintf(was, sizeof(was), "%u:%u", d->state.major, d->state.minor);
+	if (d->carried_step == FSERR_STEP_MOUNT && d->state.fsck_failed) {
+		/* (what the repair would have ended with: mounted read-only) */
+		fserrd_log("repair-incomplete", "dev", devno, "how", "after-reboot",
+			   "volume", d->state.volume, "was-dev", was, "device", f->source,
+			   "mountpoints", f->mountpoints,
+			   "why", "fsck could not repair it before the reboot", NULL);
+		d->carried = false;
+		fserr_state_end_repair(&d->state);
+		fserrd_save_state(d);
+		return fserrd_remount_ro(f, "fsck could not repair it before the reboot") < 0 ? -1 : 0;
+	}
+	if (a->policy != FSERR_REPAIR && a->policy != FSERR_REMOUNT_RO) {
+		snprintf(why, sizeof(why), "the policy for its mounts is now %s",
+			 fserr_policy_name(a->policy));
+		fserrd_repair_carried_drop(d, why);
+		return 0;
+	}
 	fserrd_log("repair-resume", "dev", devno, "step", fserr_step_name(d->carried_step),
 		   "after", "reboot", "volume", d->state.volume, "was-dev", was,
 		   "device", f->source, "mountpoints", f->mountpoints,
-		   "why", "fsck had not ended before the reboot: checked again from the start", NULL);
+		   "policy", fserr_policy_name(a->policy),
+		   "why", "fsck had not ended before the reboot", NULL);
 	d->carried = false;
 	fserr_state_end_repair(&d->state);
+	if (a->policy == FSERR_REMOUNT_RO) {
+		fserrd_save_state(d);
+		return fserrd_remount_ro(f, "a repair cut by a reboot, under policy remount-ro now") < 0 ?
+		       -1 : 0;
+	}
 	fserrd_repair_prepare(d, &repair_it, f);
 	/* (a plan that does not go ahead saves the carried repair as ended) */
 	if (fserrd_save_state(d))

@@ -31,6 +31,29 @@ static void say_lost(unsigned int lineno, const char *line, const char *why, voi
 	fserrd_log("state-line-dropped", "line", num, "text", line, "why", why, NULL);
 }
 
+/*
+ * The loaded state made this boot's (@boot_id); what its repair in
+ * progress is: 0 this boot's (or none), 1 another boot's, 2 another
+ * boot's that was already carried through a whole boot after it.
+ */
+static int this_boot(struct fserr_state *st, const char *boot_id)
+{
+	bool file_other = strcmp(st->boot_id, boot_id);
+	const char *began = st->repair_boot[0] ? st->repair_boot : st->boot_id;
+	int ret = 0;
+
+	if (st->step != FSERR_STEP_NONE && strcmp(began, boot_id)) {
+		ret = st->repair_boot[0] && file_other ? 2 : 1;
+		if (!st->repair_boot[0])
+			snprintf(st->repair_boot, sizeof(st->repair_boot), "%s", st->boot_id);
+	}
+	/* Another boot: its directories and mounts are gone. */
+	if (file_other)
+		st->nr_handled = 0;
+	snprintf(st->boot_id, sizeof(st->boot_id), "%s", boot_id);
+	return ret;
+}
+
 int fserrd_load_state(struct fserrd *d, const char *boot_id)
 {
 	char err[256] = "", damaged[PATH_MAX + 16], what[64];
@@ -70,10 +93,5 @@ int fserrd_load_state(struct fserrd *d, const char *boot_id)
 			fserrd_save_state(d);
 	}
 	free(text);
-	if (!strcmp(d->state.boot_id, boot_id))
-		return 0;
-	/* Another boot: its directories and mounts are gone. */
-	d->state.nr_handled = 0;
-	snprintf(d->state.boot_id, sizeof(d->state.boot_id), "%s", boot_id);
-	return 1;
+	return this_boot(&d->state, boot_id);
 }

@@ -51,6 +51,7 @@ void fserr_state_end_repair(struct fserr_state *st)
 	st->major = st->minor = 0;
 	st->fsck_failed = false;
 	st->volume[0] = '\0';
+	st->repair_boot[0] = '\0';
 }
 
 void fserr_state_free(struct fserr_state *st)
@@ -272,6 +273,10 @@ static int parse_line(char *line, unsigned int lineno, struct fserr_state *st,
 		   !st->volume[0] && strlen(word[1]) < sizeof(st->volume) &&
 		   !strpbrk(word[1], "\\")) {
 		snprintf(st->volume, sizeof(st->volume), "%s", word[1]);
+	} else if (!strcmp(word[0], "repair-boot") && n == 2 && st->step != FSERR_STEP_NONE &&
+		   !st->repair_boot[0] && strlen(word[1]) < sizeof(st->repair_boot) &&
+		   !strpbrk(word[1], "\\")) {
+		snprintf(st->repair_boot, sizeof(st->repair_boot), "%s", word[1]);
 	} else if (!strcmp(word[0], "mount") && n == 6 && st->step != FSERR_STEP_NONE) {
 		char *f[5];
 		int ret;
@@ -440,6 +445,10 @@ char *fserr_state_format(const struct fserr_state *st)
 	if (ok && st->step != FSERR_STEP_NONE && st->volume[0] &&
 	    !strpbrk(st->volume, " \t\n\\"))
 		ok = append(&buf, &len, &cap, "volume %s\n", st->volume);
+	/* (a boot ID is what /proc/sys/kernel/random/boot_id says: a UUID) */
+	if (ok && st->step != FSERR_STEP_NONE && st->repair_boot[0] &&
+	    !strpbrk(st->repair_boot, " \t\n\\"))
+		ok = append(&buf, &len, &cap, "repair-boot %s\n", st->repair_boot);
 	for (i = 0; ok && st->step != FSERR_STEP_NONE && i < st->nr_mounts; i++) {
 		const struct fserr_saved_mount *m = &st->mounts[i];
 		const char *f[5] = { m->target, m->source, m->fstype, m->root, m->options };

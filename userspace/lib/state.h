@@ -69,6 +69,11 @@ struct fserr_state {
 	unsigned int major, minor;
 	bool fsck_failed;	/* FSERR_STEP_MOUNT: mount read-only */
 	char volume[64];	/* the volume's UUID when the repair began, "" if none */
+	/*
+	 * The boot the repair began in, when that is not the file's own:
+	 * a repair carried over a reboot (fserrd's repair-boot line), "" else
+	 */
+	char repair_boot[40];
 	struct fserr_saved_mount mounts[FSERR_STATE_MAX_MOUNTS];
 	size_t nr_mounts;
 };

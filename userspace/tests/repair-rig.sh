@@ -19,7 +19,7 @@ set -uo pipefail
 
 rig=$(realpath "$1")
 here=$(dirname "$(realpath "$0")")
-plan=52
+plan=61
 
 # shellcheck source=userspace/tests/tap.sh
 . "$here/tap.sh"
@@ -534,5 +534,161 @@ check "reboot, another medium at the device: not checked, not unmounted, still w
 	eval "has '$work/log14g' 'repair-waiting' && lacks '$work/log14g' fsck-start repair-start &&
 	      grep -q '^volume ' '$work/state' && [ \"\$(top '$work/m/fourteen-c' MAJ:MIN)\" = 7:$minor ]"
 umount "$work/m/fourteen-c"
+
+# carry NAME: a repair of a new filesystem at m/NAME, killed before fsck,
+# then "a reboot" (the state file made another boot's): the filesystem is
+# left unmounted, its device in $dev, minor in $minor, UUID in $uuid
+carry() {
+	new_fs "$1"
+	uuid=$(blkid -o value -s UUID "$dev")
+	mkdir -p "$work/m/$1"
+	mount -t ext2 "$dev" "$work/m/$1"
+	fault "$minor"
+	start "$work/log-$1" --pause-before fsck
+	wait_for "$work/log-$1" 'paused .*before=fsck' >"$work/out"
+	kill_daemon
+	reboot_state
+}
+# poke: a mount table change, which wakes fserrd-rig (its mountinfo
+# channel) to scan the fake tree after a fault raised while it runs
+poke() { mount -t tmpfs poke "$work/tmpm" && umount "$work/tmpm"; }
+# clone NAME UUID: another ext2 image with that UUID on a new loop device
+clone() {
+	new_fs "$1"
+	tune2fs -U "$2" "$dev" >/dev/null 2>&1
+}
+
+# 14d. Saved while the carried repair waits, then restarted in the same
+# boot: still the other boot's repair (the state file says so), never
+# resumed as this boot's at the old mount points
+fresh "match mountpoint $work/m/other-d log
+default repair"
+carry fourteen-d
+d_dev=$dev d_minor=$minor
+new_fs other-d
+mkdir -p "$work/m/other-d"
+mount -t ext2 "$dev" "$work/m/other-d"
+start "$work/log14h"
+wait_for "$work/log14h" 'repair-waiting' >"$work/out"
+fault "$minor"
+poke
+wait_for "$work/log14h" 'fault .*policy=log' >"$work/out"
+kill_daemon
+check "saved while carried: the state file names the boot the repair began in" \
+	has "$work/state" '^repair-boot 00000000-0000-4000-8000-000000000000$'
+start "$work/log14i"
+wait_for "$work/log14i" 'repair-waiting' >"$work/out"
+check "saved while carried: restarted in the same boot, it is still carried, not resumed" \
+	eval "has '$work/log14i' 'repair-interrupted-by-reboot .*step=fsck' &&
+	      lacks '$work/log14i' 'repair-resume' fsck-start"
+mount -t ext2 "$d_dev" "$work/m/fourteen-d"
+wait_for "$work/log14i" 'repaired|repair-failed|repair-incomplete' >"$work/out"
+stop
+check "saved while carried: repaired once its volume is mounted where it was" \
+	has "$work/log14i" 'repair-resume .*after=reboot' 'repaired .*mounted=as-before'
+umount "$work/m/fourteen-d" "$work/m/other-d"
+
+# 14e. A volume with the carried one's UUID, mounted somewhere else (a
+# user's clone): never touched; then both at the same place: dropped
+fresh "default repair"
+carry fourteen-e
+e_dev=$dev e_uuid=$uuid
+clone clone-e "$e_uuid"
+c_dev=$dev
+mkdir -p "$work/m/clone-e"
+mount -t ext2 "$c_dev" "$work/m/clone-e"
+start "$work/log14j"
+wait_for "$work/log14j" 'repair-waiting' >"$work/out"
+sleep 1
+stop
+check "UUID clone mounted elsewhere: not acted on, still waited for" \
+	eval "lacks '$work/log14j' repair-start fsck-start repair-dropped &&
+	      [ \"\$(top '$work/m/clone-e' MAJ:MIN)\" = 7:$minor ]"
+mount -t ext2 "$e_dev" "$work/m/fourteen-e"
+mount -t ext2 "$c_dev" "$work/m/fourteen-e"
+start "$work/log14j"
+wait_for "$work/log14j" 'repair-dropped' >"$work/out"
+stop
+check "two volumes with its UUID where it was: dropped, and why; neither checked" \
+	eval "has '$work/log14j' 'repair-dropped .*more than one mounted volume' &&
+	      lacks '$work/log14j' repair-start fsck-start && [ \"\$(stack '$work/m/fourteen-e')\" = 'ext2 ext2 ' ]"
+umount "$work/m/fourteen-e"; umount "$work/m/fourteen-e"; umount "$work/m/clone-e"
+
+# 14f. The policy for its mount is log now: dropped, and why
+fresh "default repair"
+carry fourteen-f
+f_dev=$dev
+printf 'match mountpoint %s log\ndefault repair\n' "$work/m/fourteen-f" >"$work/conf"
+mount -t ext2 "$f_dev" "$work/m/fourteen-f"
+start "$work/log14k"
+wait_for "$work/log14k" 'repair-dropped|repaired' >"$work/out"
+stop
+check "policy log now: the carried repair is dropped, and why; nothing checked" \
+	eval "has '$work/log14k' 'repair-dropped .*policy for its mounts is now log' &&
+	      lacks '$work/log14k' fsck-start && options '$work/m/fourteen-f' rw"
+umount "$work/m/fourteen-f"
+
+# 14g. Another filesystem needs a repair while the carried volume is not
+# mounted: the carried repair gives way, said; the other is repaired
+fresh "default repair"
+carry fourteen-g
+new_fs other-g
+mkdir -p "$work/m/other-g"
+mount -t ext2 "$dev" "$work/m/other-g"
+start "$work/log14l"
+wait_for "$work/log14l" 'repair-waiting' >"$work/out"
+fault "$minor"
+poke
+wait_for "$work/log14l" 'repaired|repair-failed|repair-incomplete' >"$work/out"
+stop
+check "another repair while carried: the carried one is dropped with a line, the other repaired" \
+	eval "has '$work/log14l' 'repair-dropped .*another filesystem is repaired' 'repaired .*mounted=as-before' &&
+	      [ \$(grep -c fsck-start '$work/log14l') = 1 ]"
+umount "$work/m/other-g"
+
+# 14h. Carried through a whole boot without its volume (saved in it),
+# then another reboot: dropped, and why
+fresh "match mountpoint $work/m/other-h log
+default repair"
+carry fourteen-h
+new_fs other-h
+mkdir -p "$work/m/other-h"
+mount -t ext2 "$dev" "$work/m/other-h"
+start "$work/log14m"
+wait_for "$work/log14m" 'repair-waiting' >"$work/out"
+fault "$minor"
+poke
+wait_for "$work/log14m" 'fault .*policy=log' >"$work/out"
+stop
+sed -i 's/^boot .*/boot 11111111-0000-4000-8000-000000000000/' "$work/state"
+start "$work/log14n"
+wait_for "$work/log14n" 'repair-dropped' >"$work/out"
+stop
+check "carried through a whole boot, then another reboot: dropped, and why" \
+	eval "has '$work/log14n' 'repair-dropped .*during the whole boot after' && lacks '$work/log14n' repair-waiting &&
+	      ! grep -q '^step ' '$work/state'"
+umount "$work/m/other-h"
+
+# 14i. fsck could not repair it before the reboot (killed before the
+# mount step of an incomplete repair): read-only once it is mounted
+fresh "default repair"
+new_fs fourteen-i
+i_dev=$dev
+mkdir -p "$work/m/fourteen-i"
+mount -t ext2 "$dev" "$work/m/fourteen-i"
+fault "$minor"
+start "$work/log14o" --pause-before mount
+wait_for "$work/log14o" 'paused .*before=mount' >"$work/out"
+kill_daemon
+reboot_state
+sed -i 's/^step mount \(.*\) fsck-ok$/step mount \1 fsck-failed/' "$work/state"
+mount -t ext2 "$i_dev" "$work/m/fourteen-i"
+start "$work/log14p"
+wait_for "$work/log14p" 'remounted-ro|remount-ro-failed' >"$work/out"
+stop
+check "fsck had failed before the reboot: repair-incomplete, and read-only once mounted" \
+	eval "has '$work/log14p' 'repair-incomplete .*how=after-reboot' 'remounted-ro' &&
+	      lacks '$work/log14p' fsck-start && options '$work/m/fourteen-i' ro"
+umount "$work/m/fourteen-i"
 
 tap_done

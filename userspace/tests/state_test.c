@@ -294,6 +294,36 @@ TEST(volume_round_trip)
 	fserr_state_free(&back);
 }
 
+/* The boot a carried repair began in goes with it, and comes back */
+TEST(repair_boot_round_trip)
+{
+	struct fserr_state st, back;
+	char err[128] = "", *text;
+
+	fserr_state_init(&st, "new-boot");
+	fserr_state_init(&back, "");
+	st.step = FSERR_STEP_UNMOUNT;
+	st.major = 179;
+	st.minor = 1;
+	snprintf(st.repair_boot, sizeof(st.repair_boot), "%s", "old-boot");
+	ASSERT_EQ(0, fserr_state_add_mount(&st, "/mnt", "/dev/x", "vfat", "/", "rw"));
+	text = fserr_state_format(&st);
+	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, fserr_state_parse(text, &back, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_STREQ("old-boot", back.repair_boot);
+	EXPECT_STREQ("new-boot", back.boot_id);
+	/* none without a repair step; ended with the repair */
+	EXPECT_EQ(-1, fserr_state_parse("fserrd-state 1\nrepair-boot x\n", &back, err,
+					sizeof(err)));
+	fserr_state_end_repair(&st);
+	EXPECT_STREQ("", st.repair_boot);
+	free(text);
+	fserr_state_free(&st);
+	fserr_state_free(&back);
+}
+
 struct lost_lines {
 	unsigned int n;
 	unsigned int lineno[8];
