@@ -591,10 +591,18 @@ static bool carried_repair(struct fserrd *d, struct libmnt_table *tb, const stru
 		return false;
 	}
 	if (matches == 1) {
-		/* (a fault it already has is the one this repair mends) */
-		if (found.fs.fault)
-			fserr_state_set_handled(&d->state, found.fs.ino, found.fs.fault_count);
-		fserrd_repair_carried(d, choose(&d->cfg, tb, &found), &found);
+		int ret = fserrd_repair_carried(d, choose(&d->cfg, tb, &found), &found);
+
+		/* (dropped under policy log or exec: its fault is the loop's) */
+		if (ret > 0)
+			return false;
+		/*
+		 * A fault it already had is the one the repair or remount-ro
+		 * took on; one they could not do stays new for the loop.
+		 */
+		if (!ret && found.fs.fault &&
+		    !fserr_state_set_handled(&d->state, found.fs.ino, found.fs.fault_count))
+			fserrd_save_state(d);
 		return true;
 	}
 	if (!d->carried_waiting) {

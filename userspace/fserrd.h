@@ -213,8 +213,9 @@ void fserrd_repair_carried_drop(struct fserrd *d, const char *why);
  * @a, the policy for its mounts now: repair, a new repair of its mounts
  * of now (the boot's), from the unmount (the mounts of the boot before
  * are gone with it); remount-ro, or an fsck that could not repair it
- * before the reboot, remount-ro; any other policy drops the repair. As
- * fserrd_repair() returns.
+ * before the reboot, remount-ro whatever the policy; any other policy
+ * drops the repair and returns 1 (nothing done: a fault of @f is the
+ * policy's to handle). Else as fserrd_repair() returns.
  */
 int fserrd_repair_carried(struct fserrd *d, const struct fserr_action *a,
 			  const struct fserrd_fault *f);

@@ -816,6 +816,43 @@ static bool holds_state_file(struct fserrd *d, dev_t dev)
 }
 
 /*
+ * What plan_repair() would refuse @f for once it records the mounts (an
+ * unsafe mount point, too many mounts, no volume UUID), checked without
+ * touching the state: FSERRD_REPAIR_GO if nothing.
+ */
+static enum fserrd_repair_plan precheck(struct fserrd *d, struct libmnt_table *tb,
+					const struct fserrd_fault *f)
+{
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	enum fserrd_repair_plan plan = FSERRD_REPAIR_GO;
+	struct libmnt_fs *m;
+	size_t n = 0;
+	char uuid[64];
+	struct stat st;
+	int fd;
+
+	if (!it)
+		return FSERRD_REPAIR_NO_TABLE;
+	while (plan == FSERRD_REPAIR_GO && fserr_mounts_next(tb, it, f->fs.dev, &m) == 0) {
+		if (fserr_mountpoint_check(mnt_fs_get_target(m), d->repair_why,
+					   sizeof(d->repair_why)))
+			plan = FSERRD_REPAIR_UNSAFE_TARGET;
+		else if (++n > FSERR_STATE_MAX_MOUNTS)
+			plan = FSERRD_REPAIR_TOO_MANY_MOUNTS;
+	}
+	mnt_free_iter(it);
+	if (plan != FSERRD_REPAIR_GO)
+		return plan;
+	fd = open(f->source, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != f->fs.dev ||
+	    fserr_volume_uuid(fd, uuid, sizeof(uuid)))
+		plan = FSERRD_REPAIR_NO_VOLUME_ID;
+	if (fd >= 0)
+		close(fd);
+	return plan;
+}
+
+/*
  * Decide whether the repair of @f goes ahead and, if it does, record every
  * mount of the filesystem and the first step (unmount) in the state, for
  * the save that remembers the fault as handled: a fserrd killed after a
@@ -868,11 +905,21 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 	}
 	/*
 	 * One repair at a time in the state file: a repair carried over a
-	 * reboot whose volume is not mounted gives way, and says so.
+	 * reboot whose volume is not mounted gives way, and says so, once
+	 * this one is sure to go ahead.
 	 */
-	if (d->carried)
+	if (d->carried) {
+		enum fserrd_repair_plan why = precheck(d, tb, f);
+
+		if (why != FSERRD_REPAIR_GO) {
+			mnt_free_iter(it);
+			mnt_unref_table(tb);
+			return why;
+		}
 		fserrd_repair_carried_drop(d, "another filesystem is repaired while its volume "
 					   "is not mounted where it was");
+		mnt_reset_iter(it, MNT_ITER_FORWARD);
+	}
 	fserr_state_end_repair(&d->state);
 	while (fserr_mounts_next(tb, it, dev, &m) == 0) {
 		char *options;
@@ -910,6 +957,8 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 		return FSERRD_REPAIR_NO_VOLUME_ID;
 	}
 	d->state.step = FSERR_STEP_UNMOUNT;
+	/* (saved with it: a file that lost the line is not taken for this boot's) */
+	snprintf(d->state.repair_boot, sizeof(d->state.repair_boot), "%s", d->state.boot_id);
 	d->state.major = major(dev);
 	d->state.minor = minor(dev);
 	return FSERRD_REPAIR_GO;
@@ -1192,6 +1241,9 @@ void fserrd_repair_after_reboot(struct fserrd *d, bool expired)
 	else if (expired)
 		fserrd_repair_carried_drop(d, "its volume was not mounted where it was, during "
 					   "the whole boot after the one the repair began in");
+	else
+		/* (this boot's file now: a reboot before the repair ends expires it) */
+		fserrd_save_state(d);
 }
 
 void fserrd_repair_carried_drop(struct fserrd *d, const char *why)
@@ -1287,7 +1339,7 @@ int fserrd_repair_carried(struct fserrd *d, const struct fserr_action *a,
 		snprintf(why, sizeof(why), "the policy for its mounts is now %s",
 			 fserr_policy_name(a->policy));
 		fserrd_repair_carried_drop(d, why);
-		return 0;
+		return 1;
 	}
 	fserrd_log("repair-resume", "dev", devno, "step", fserr_step_name(d->carried_step),
 		   "after", "reboot", "volume", d->state.volume, "was-dev", was,

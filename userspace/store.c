@@ -39,14 +39,20 @@ static void say_lost(unsigned int lineno, const char *line, const char *why, voi
 static int this_boot(struct fserr_state *st, const char *boot_id)
 {
 	bool file_other = strcmp(st->boot_id, boot_id);
-	const char *began = st->repair_boot[0] ? st->repair_boot : st->boot_id;
 	int ret = 0;
 
-	if (st->step != FSERR_STEP_NONE && strcmp(began, boot_id)) {
-		ret = st->repair_boot[0] && file_other ? 2 : 1;
-		if (!st->repair_boot[0])
-			snprintf(st->repair_boot, sizeof(st->repair_boot), "%s", st->boot_id);
-	}
+	/*
+	 * Every repair is saved with the boot it began in. Without that line
+	 * (a damaged file) it is taken for the file's boot if that is
+	 * another, else for an unknown one: never for this boot's, whose
+	 * resume would mount at the mount points the file names.
+	 */
+	if (st->step != FSERR_STEP_NONE && !st->repair_boot[0])
+		snprintf(st->repair_boot, sizeof(st->repair_boot), "%s",
+			 file_other && st->boot_id[0] ? st->boot_id : "unknown");
+	if (st->step != FSERR_STEP_NONE && strcmp(st->repair_boot, boot_id))
+		/* (saved in a boot after the one it began in: waited a whole boot) */
+		ret = file_other && strcmp(st->boot_id, st->repair_boot) ? 2 : 1;
 	/* Another boot: its directories and mounts are gone. */
 	if (file_other)
 		st->nr_handled = 0;

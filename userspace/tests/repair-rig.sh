@@ -19,7 +19,7 @@ set -uo pipefail
 
 rig=$(realpath "$1")
 here=$(dirname "$(realpath "$0")")
-plan=61
+plan=64
 
 # shellcheck source=userspace/tests/tap.sh
 . "$here/tap.sh"
@@ -455,7 +455,10 @@ umount "$work/m/thirteen"
 # another boot's (its boot line rewritten here). The next fserrd checks the
 # volume again as soon as the boot has mounted it, by its UUID, and says
 # it waits until then; with fsck ended before the cut, nothing runs again.
-reboot_state() { sed -i 's/^boot .*/boot 00000000-0000-4000-8000-000000000000/' "$work/state"; }
+# (the file as the boot before left it: its boot, and its repair's)
+reboot_state() {
+	sed -i -E 's/^(boot|repair-boot) .*/\1 00000000-0000-4000-8000-000000000000/' "$work/state"
+}
 new_fs fourteen
 mkdir -p "$work/m/fourteen"
 mount -t ext2 "$dev" "$work/m/fourteen"
@@ -620,12 +623,15 @@ carry fourteen-f
 f_dev=$dev
 printf 'match mountpoint %s log\ndefault repair\n' "$work/m/fourteen-f" >"$work/conf"
 mount -t ext2 "$f_dev" "$work/m/fourteen-f"
+fault "$minor"
 start "$work/log14k"
-wait_for "$work/log14k" 'repair-dropped|repaired' >"$work/out"
+wait_for "$work/log14k" 'fault .*policy=' >"$work/out"
 stop
 check "policy log now: the carried repair is dropped, and why; nothing checked" \
 	eval "has '$work/log14k' 'repair-dropped .*policy for its mounts is now log' &&
 	      lacks '$work/log14k' fsck-start && options '$work/m/fourteen-f' rw"
+check "policy log now: the volume's fault is handled under that policy, not swallowed" \
+	has "$work/log14k" "fault .*fourteen-f.*policy=log"
 umount "$work/m/fourteen-f"
 
 # 14g. Another filesystem needs a repair while the carried volume is not
@@ -690,5 +696,40 @@ check "fsck had failed before the reboot: repair-incomplete, and read-only once 
 	eval "has '$work/log14p' 'repair-incomplete .*how=after-reboot' 'remounted-ro' &&
 	      lacks '$work/log14p' fsck-start && options '$work/m/fourteen-i' ro"
 umount "$work/m/fourteen-i"
+
+# 14j. Carried through a whole boot with nothing else saved in it, then
+# another reboot: dropped (the carried repair saves the file as this
+# boot's when it starts to wait)
+fresh "default repair"
+carry fourteen-j
+start "$work/log14q"
+wait_for "$work/log14q" 'repair-waiting' >"$work/out"
+stop
+sed -i 's/^boot .*/boot 22222222-0000-4000-8000-000000000000/' "$work/state"
+start "$work/log14r"
+wait_for "$work/log14r" 'repair-dropped' >"$work/out"
+stop
+check "carried through a quiet boot, then another reboot: dropped, and why" \
+	eval "has '$work/log14r' 'repair-dropped .*during the whole boot after' && lacks '$work/log14r' repair-waiting"
+
+# 14k. A state file that lost its repair-boot line, in the same boot: the
+# repair is not taken for this boot's (whose resume would mount at the
+# points the file names): carried, and waited for
+fresh "default repair"
+new_fs fourteen-k
+mkdir -p "$work/m/fourteen-k"
+mount -t ext2 "$dev" "$work/m/fourteen-k"
+fault "$minor"
+start "$work/log14s" --pause-before fsck
+wait_for "$work/log14s" 'paused .*before=fsck' >"$work/out"
+kill_daemon
+sed -i '/^repair-boot /d' "$work/state"
+start "$work/log14t"
+wait_for "$work/log14t" 'repair-waiting' >"$work/out"
+sleep 1
+stop
+check "a lost repair-boot line: not resumed as this boot's, waited for; nothing mounted" \
+	eval "has '$work/log14t' 'repair-interrupted-by-reboot' 'repair-waiting' &&
+	      lacks '$work/log14t' 'repair-resume' fsck-start && not_mounted '$work/m/fourteen-k'"
 
 tap_done
