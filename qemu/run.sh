@@ -79,9 +79,13 @@ fi
 if $interactive; then
 	exec $GUEST_QEMU "${args[@]}"
 fi
-# A guest still running 3 s before the timeout is asked where its CPUs are
-# (qemu/where.py, through a QMP socket in a directory of its own), so that
-# one that froze without a word says at least where it spins or waits.
+# qemu/where.py, through a QMP socket in a directory of its own, keeps
+# QEMU's main loop from sleeping through a timer a vCPU armed (a QMP
+# command every 50 ms: QEMU 7.2 missed such timers in about one run of
+# eight, and the guest stalled in WFI for 30 s or more; where.py says how
+# it was found). A guest still running 3 s before the timeout is asked
+# where its CPUs are, so that one that froze without a word says at least
+# where it spins or waits.
 qmpdir=$(mktemp -d)
 trap 'rm -rf "$qmpdir"' EXIT
 args+=(-qmp "unix:$qmpdir/qmp,server=on,wait=off")

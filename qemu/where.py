@@ -1,10 +1,27 @@
 #!/usr/bin/env python3
-"""Where a guest's CPUs are: asked through QEMU's QMP socket after a delay.
+"""Keep QEMU's main loop awake, and say where a guest's CPUs are after a
+delay: both through QEMU's QMP socket.
 
     qemu/where.py AFTER_SECONDS QMP_SOCKET KERNEL_IMAGE
 
 qemu/run.sh starts this beside a guest that runs unattended and kills it
-when the guest ends first. If the guest is still running after
+when the guest ends first.
+
+Until AFTER_SECONDS it asks QEMU for its status every 50 ms. QEMU 7.2's
+main loop can miss that a vCPU thread just armed a timer: it then sleeps
+with the timeout it computed before, and the guest's timer interrupt
+comes only when something else wakes the loop. Seen in `make demo` (one
+run in eight, issue 28, and 3 to 5 runs of 10 with two guests side by
+side): the trace of QEMU's generic timer (-trace arm_gt_*) shows the
+guest's last compare value 0.48 s ahead, and no recalculation after it
+for the 34 s until the run was killed; the guest sits in WFI, and when a
+tick finally comes the kernel reports "rcu_sched kthread timer wakeup
+didn't happen ... Possible timer handling issue". Neither gic-version=3
+nor single-threaded TCG changed that; a QMP command every 50 ms did (14
+runs of 14 finished in about 10 s). Each command wakes the main loop,
+which then runs the timers that are due.
+
+If the guest is still running after
 AFTER_SECONDS (shortly before run.sh's timeout kills it), it prints to
 standard error, for every CPU: its registers ("info registers"), the
 kernel symbols of PC and LR, and a scan of 64 words of the stack for
@@ -24,7 +41,8 @@ import time
 
 
 def qmp(path):
-    """A connected QMP session: a function that runs one HMP command."""
+    """A connected QMP session: a function that runs one HMP command, and
+    one that asks for the status (a wake-up of the main loop)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(10)
     sock.connect(path)
@@ -53,7 +71,12 @@ def qmp(path):
             return "error: %s\n" % msg["error"].get("desc", msg["error"])
         return msg["return"]
 
-    return hmp
+    def poke():
+        stream.write(json.dumps({"execute": "query-status"}) + "\n")
+        stream.flush()
+        reply()
+
+    return hmp, poke
 
 
 def load_symbols(kernel_image):
@@ -85,11 +108,24 @@ def symbolize(syms, addr):
 
 def main():
     after, path, kernel = float(sys.argv[1]), sys.argv[2], sys.argv[3]
-    time.sleep(after)
-    if not os.path.exists(path):
+    deadline = time.monotonic() + after
+    session = None
+    # (QEMU makes the socket as it starts)
+    while session is None and time.monotonic() < deadline:
+        try:
+            session = qmp(path)
+        except (OSError, EOFError, ValueError):
+            time.sleep(0.05)
+    if session is None:
         return 0
+    hmp, poke = session
     try:
-        hmp = qmp(path)
+        while time.monotonic() < deadline:
+            poke()
+            time.sleep(0.05)
+    except (OSError, EOFError, ValueError):
+        return 0  # QEMU ended: the guest finished
+    try:
         syms, mapfile = load_symbols(kernel)
         out = ["qemu/where.py: the guest still runs after %g s; where its CPUs are"
                " (symbols: %s):" % (after, mapfile or "no System.map found")]

@@ -26,7 +26,9 @@ passed() { # LINE: kernel_log_problems lets it pass
 
 # DETECTOR|LINE: a report line of each detector, in the kernel's format
 # (UBSAN, kmemleak, sysfs duplicate, kobject_add and the call trace copied from the
-# debug kernel's log of the planted-bugs scenario, build/run/debug/planted-bugs/dmesg)
+# debug kernel's log of the planted-bugs scenario, build/run/debug/planted-bugs/dmesg;
+# the RCU report's lines from a stalled make demo, issue 28, each alone:
+# a report cut after any line still fails the run)
 caught_lines=$(cat <<'LINES'
 WARN_ON|WARNING: CPU: 1 PID: 70 at fs/fserr.c:231 fserr_report+0x30/0x80
 BUG_ON|kernel BUG at fs/fserr.c:240!
@@ -52,6 +54,10 @@ list_del|list_del corruption, ffffff80036e2b48->next is LIST_POISON1 (dead000000
 hung task|INFO: task kworker/0:1:25 blocked for more than 60 seconds.
 soft lockup|watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [fserrd:80]
 RCU stall|rcu: INFO: rcu_sched detected stalls on CPUs/tasks:
+RCU self-detected stall|rcu: INFO: rcu_sched self-detected stall on CPU
+RCU timer wakeup|rcu: rcu_sched kthread timer wakeup didn't happen for 8434 jiffies! g-543 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x402
+RCU timer handling|rcu: 	Possible timer handling issue on cpu=0 timer-softirq=153
+RCU kthread starved|rcu: rcu_sched kthread starved for 8435 jiffies! g-543 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x402 ->cpu=0
 LINES
 )
 # lines of a clean run
