@@ -11,6 +11,9 @@
 #   make rootfs  a Debian arm64 root with systemd and udev for the board
 #                path (cached in build/rootfs/; minutes the first time)
 #   make board   the board card: FAT32 data and that root with fserrd
+#                (installed from its arm64 Debian package)
+#   make deb     fserrd's and fserrctl's Debian packages for this machine
+#                (userspace/debian/; in build/deb/host)
 #
 # Every target installs what it needs first (make deps, as root).
 
@@ -25,7 +28,7 @@ HOST_CC   := gcc
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror
 
 .PHONY: all deps kernel-tree kernel kernel-debug patches initramfs initramfs-debug images host-tools \
-	userspace boot check check-full bench demo install clean distclean rootfs rootfs-stage2 board
+	userspace boot check check-full bench demo install clean distclean rootfs rootfs-stage2 board deb
 
 all: kernel initramfs images
 
@@ -81,10 +84,15 @@ rootfs-stage2:
 		--append fserr.scenario=rootfs-stage2 --log $(ROOTFS_LOG)
 
 # The board card, build/board/card.img (tests/mkboard.sh): p1 FAT32 data,
-# p2 a copy of that root with fserrd, its unit, rule and policy installed
-# and the board test. The board scenario boots it without an initramfs.
+# p2 a copy of that root with fserrd and fserrctl installed by dpkg from
+# their arm64 packages (in a guest boot), a policy and the board test. The
+# board scenario boots it without an initramfs.
 board: rootfs images initramfs
 	@+./tests/mkboard.sh $(BUILD)/rootfs/latest/rootfs.img $(BUILD)/board/card.img
+
+# The Debian source and binary packages of userspace/ (tests/mkdeb.sh)
+deb: deps
+	@./tests/mkdeb.sh $$(dpkg --print-architecture) $(BUILD)/deb/host --source
 
 boot: kernel initramfs images
 	@cp --sparse=always $(BUILD)/images/card-fat32.img $(BUILD)/boot-card.img

@@ -12,10 +12,14 @@ host_pkgs=(
 	cpio ccache gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm mtools dosfstools e2fsprogs fdisk python3 python3-ply python3-git
 	libmount-dev libsmartcols-dev libsystemd-dev pkgconf clang perl gnuplot-nox debootstrap
+	debhelper lintian
 )
 # arm64 libraries to cross-link the guest's programs against (libsystemd
-# for the board card's fserrd only, tests/mkboard.sh).
-arm64_pkgs=(libmount-dev:arm64 libsmartcols-dev:arm64 libsystemd-dev:arm64)
+# for the board card's fserrd only, tests/mkboard.sh), and pkgconf's arm64
+# wrapper (aarch64-linux-gnu-pkg-config), which the cross build of the
+# Debian packages uses (tests/mkdeb.sh arm64).
+arm64_pkgs=(libmount-dev:arm64 libblkid-dev:arm64 libsmartcols-dev:arm64 libsystemd-dev:arm64
+	pkgconf:arm64)
 # arm64 packages that are unpacked into the guest, not installed: the
 # shell, and the fsck programs (with their libraries) that fserrd's repair
 # policy runs.

@@ -6,15 +6,19 @@
 #   p1  FAT32, the data volume: partition 1 of build/images/card-fat32.img,
 #       with its files (build/images/card.sha256)
 #   p2  ext2, the Debian root of make rootfs (tests/mkrootfs.sh), with
-#       fserrd, fserrctl, the unit, the udev rule and a policy installed by
-#       `make install DESTDIR=` (built for arm64 with libsystemd), /data in
-#       /etc/fstab with FAT's notify option, and the board test
-#       (tests/board/: its unit, its scripts, and the guest test tools;
-#       the power-cut trials' guest half, tests/board/powercut-test.sh)
+#       fserrd and fserrctl installed from their Debian packages
+#       (tests/mkdeb.sh builds them for arm64 from userspace/debian/; dpkg
+#       installs them in a guest boot, tests/rootfs/install-debs.sh: the
+#       unit, the udev rule, the man pages, the policy file as a conffile,
+#       the unit enabled by the package's postinst), /data in /etc/fstab
+#       with FAT's notify option, and the board test (tests/board/: its
+#       unit, its scripts, and the guest test tools; the power-cut trials'
+#       guest half, tests/board/powercut-test.sh)
 #
 # The root image is copied first: make rootfs's cache stays as debootstrap
 # left it. Files go into the copy with debugfs (e2fsprogs), so nothing is
-# mounted on the host. The card is 4 GiB and sparse (QEMU wants a power of
+# mounted on the host; dpkg runs in the guest, which boots the copy as its
+# virtio disk. The card is 4 GiB and sparse (QEMU wants a power of
 # two); the kernel boots it with root=/dev/mmcblk0p2 and no initramfs.
 set -euo pipefail
 
@@ -37,15 +41,15 @@ rm -rf "$work"
 mkdir -p "$work/dest"
 
 # fserrd and fserrctl for arm64, with libsystemd (journal, sd_notify): the
-# build a distribution would ship, installed as a package would be.
-arm64_pc=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
-PKG_CONFIG_LIBDIR=$arm64_pc make -s -C "$top/userspace" O="$top/build/userspace/arm64-board" \
-	CC=$cc SYSTEMD=yes WERROR=1 >/dev/null
-PKG_CONFIG_LIBDIR=$arm64_pc make -s -C "$top/userspace" O="$top/build/userspace/arm64-board" \
-	CC=$cc SYSTEMD=yes PREFIX=/usr SYSTEMD_UNITDIR=/usr/lib/systemd/system \
-	UDEV_RULESDIR=/usr/lib/udev/rules.d DESTDIR="$work/dest" install >/dev/null
-grep -qx 'Type=notify' "$work/dest/usr/lib/systemd/system/fserrd.service" ||
-	die "the installed unit is not Type=notify: fserrd was built without libsystemd"
+# Debian packages a distribution would ship.
+"$top/tests/mkdeb.sh" arm64 "$top/build/deb/arm64" >/dev/null
+debs=()
+for p in fserrd fserrctl; do
+	f=$(ls "$top"/build/deb/arm64/${p}_*_arm64.deb)
+	debs+=("$f")
+done
+dpkg-deb --fsys-tarfile "${debs[0]}" | tar -xO ./lib/systemd/system/fserrd.service | grep -qx 'Type=notify' ||
+	die "the packaged unit is not Type=notify: fserrd was built without libsystemd"
 
 # What the board adds: the data volume in fstab, the policy the test
 # starts from, the test, and no login prompt on the console it writes to.
@@ -55,7 +59,7 @@ grep -qx 'Type=notify' "$work/dest/usr/lib/systemd/system/fserrd.service" ||
 # boot that fails all the same ends the run with the reason on the
 # console (tests/board/board-emergency.sh as emergency.service).
 d=$work/dest
-mkdir -p "$d/etc/systemd/system/multi-user.target.wants" "$d/etc/systemd/system/local-fs.target.wants" \
+mkdir -p "$d/etc/systemd/system/multi-user.target.wants" \
 	"$d/tests" "$d/data" "$d/etc/systemd/journald.conf.d" "$d/etc/systemd/system/emergency.service.d"
 cat >"$d/etc/fstab" <<'FSTAB'
 # the board card (tests/mkboard.sh)
@@ -77,9 +81,24 @@ echo board >"$d/etc/hostname"
 
 # Into a copy of the root. debugfs's write takes the mode, owner and times
 # of the file it copies (mkdir makes 0755, root's); a file that exists is
-# replaced. (Debian's /lib is a link to usr/lib: the unit and the rule go
-# to /usr/lib, where the links lead, so that debugfs need not follow them.)
+# replaced (the policy file the package installed: the board's is what an
+# administrator would write there).
 cp --sparse=always "$rootfs" "$work/root.img"
+# The packages, installed by dpkg in a guest that boots the copy as its
+# virtio disk (the maintainer scripts are arm64 programs).
+{
+	echo "mkdir /var/cache/fserr-debs"
+	for f in "${debs[@]}"; do echo "write $f /var/cache/fserr-debs/${f##*/}"; done
+} >"$work/debugfs-debs.cmds"
+debugfs -w -f "$work/debugfs-debs.cmds" "$work/root.img" >"$work/debugfs-debs.log" 2>&1
+if grep -vE '^(debugfs[: ]|Allocated inode: [0-9]+$|$)' "$work/debugfs-debs.log" | grep .; then
+	die "debugfs could not put the packages in (${work#"$top"/}/debugfs-debs.log)"
+fi
+"$top/qemu/run.sh" --card "$work/root.img" --virtio --timeout 600 \
+	--append "fserr.scenario=board-install-debs" --log "$work/install-debs.log" >/dev/null 2>&1 || true
+grep -q '^@@DEBS-OK' "$work/install-debs.log" ||
+	{ tail -n 30 "$work/install-debs.log" >&2; die "dpkg -i in the guest failed (${work#"$top"/}/install-debs.log)"; }
+say "installed $(sed -n 's/^# \(fserr[a-z]*\) install ok installed$/\1/p' "$work/install-debs.log" | tr '\n' ' ')with dpkg"
 {
 	(cd "$d" && find . -mindepth 1 -type d | sort) | while read -r p; do
 		echo "mkdir /${p#./}"
@@ -90,7 +109,6 @@ cp --sparse=always "$rootfs" "$work/root.img"
 	done
 	# systemctl enable, by hand: the links it would make
 	echo "symlink /etc/systemd/system/multi-user.target.wants/fserr-board-test.service /etc/systemd/system/fserr-board-test.service"
-	echo "symlink /etc/systemd/system/local-fs.target.wants/fserrd.service /usr/lib/systemd/system/fserrd.service"
 	echo "symlink /etc/systemd/system/serial-getty@ttyAMA0.service /dev/null"
 } >"$work/debugfs.cmds"
 # (debugfs says "directory already exists" for directories the root has,

@@ -97,6 +97,7 @@ cp "$libc_dir/gconv/IBM850.so" "$libc_dir/gconv/gconv-modules.cache" \
 cp "$top"/tests/scenarios/*.sh "$top"/tests/bench/*.sh "$work/root/scenarios/"
 cp "$top/tests/demo/guest-demo.sh" "$work/root/scenarios/demo.sh"
 cp "$top/tests/rootfs/stage2.sh" "$work/root/scenarios/rootfs-stage2.sh"
+cp "$top/tests/rootfs/install-debs.sh" "$work/root/scenarios/board-install-debs.sh"
 cp "$top/tests/lib/guest.sh" "$work/root/tests/guest.sh"
 cp "$top/tests/lib/bench.sh" "$work/root/tests/bench.sh"
 cp "$top/build/images/card.sha256" "$work/root/tests/card.sha256"

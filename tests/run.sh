@@ -66,6 +66,7 @@ run_host_tests() {
 	host_tap host/userspace/harness "$top/userspace/tests/harness-test.sh" gcc -Wall -Wextra \
 		-Werror -Wno-unused-parameter
 	host_tap host/userspace/build "$top/userspace/tests/build-test.sh"
+	host_tap host/deb "$top/tests/host/deb-test.sh"
 	if "$top/kernel/check-facts.sh" >"$us/check-facts.log" 2>&1; then
 		result PASS "host/series: $(tail -n 1 "$us/check-facts.log" | sed 's/^check-facts: //')"
 	else
