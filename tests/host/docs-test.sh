@@ -2,9 +2,10 @@
 # The generated figures in the docs are those of the saved runs (TAP): in a
 # copy of the tree's files, tests/report.py (README.md, docs/reliability.md,
 # docs/development.md, from docs/runs/*/ with times.tsv),
-# tests/bench/report.py (docs/benchmarks.md, from docs/runs/bench/) and
-# tests/board/excerpts.py (docs/board-bringup.md, from docs/runs/board/) rewrite
-# their parts; each must finish without an error and change nothing. A
+# tests/bench/report.py (docs/benchmarks.md, from docs/runs/bench/),
+# tests/board/excerpts.py (docs/board-bringup.md, from docs/runs/board/) and
+# tests/board/powercut-report.py (docs/reliability.md's power-cut table, from
+# docs/runs/powercut/) rewrite their parts; each must finish without an error and change nothing. A
 # report that trips over another report's saved run, or a figure edited by
 # hand, fails here.
 #
@@ -52,11 +53,13 @@ regenerates() { # SCRIPT FILE...: SCRIPT runs cleanly and leaves FILEs as they w
 	done
 }
 
-echo "1..3"
+echo "1..4"
 report "tests/report.py rewrites ${generated[*]} from docs/runs/ unchanged" \
 	regenerates tests/report.py "${generated[@]}"
 report "tests/bench/report.py rewrites ${bench_generated[*]} from docs/runs/bench/ unchanged" \
 	regenerates tests/bench/report.py "${bench_generated[@]}"
 report "tests/board/excerpts.py rewrites docs/board-bringup.md from docs/runs/board/ unchanged" \
 	regenerates tests/board/excerpts.py docs/board-bringup.md
+report "tests/board/powercut-report.py rewrites docs/reliability.md's power-cut table from docs/runs/powercut/ unchanged" \
+	regenerates tests/board/powercut-report.py docs/reliability.md
 [ "$bad" -eq 0 ]
