@@ -55,8 +55,12 @@ apt-get update -qq >/dev/null ||
 	die "apt-get update failed: is Debian's package archive reachable (see /etc/apt/sources.list*)?"
 if [ ${#missing[@]} -gt 0 ]; then
 	say "installing ${missing[*]} (a few minutes on a fresh machine)"
+	# (apt's own lines, hundreds on a fresh machine, go to a log; here a
+	# count of what it set up)
+	mkdir -p "$top/build"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		"${missing[@]}" | grep -E '^(Setting up|Unpacking) ' | sed 's/^/deps:   /' || true
+		"${missing[@]}" >"$top/build/deps-apt.log" 2>&1 || true
+	say "apt-get set up $(grep -c '^Setting up ' "$top/build/deps-apt.log") packages (build/deps-apt.log)"
 	for p in "${missing[@]}"; do
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "ok installed" ||
 			die "package $p did not install; try 'apt-get install $p' to see why"

@@ -834,8 +834,9 @@ static enum fserrd_repair_plan precheck(struct fserrd *d, struct libmnt_table *t
 	if (!it)
 		return FSERRD_REPAIR_NO_TABLE;
 	while (plan == FSERRD_REPAIR_GO && fserr_mounts_next(tb, it, f->fs.dev, &m) == 0) {
-		if (fserr_mountpoint_check(mnt_fs_get_target(m), d->repair_why,
-					   sizeof(d->repair_why)))
+		const char *target = mnt_fs_get_target(m);
+
+		if (fserr_mountpoint_check(target, d->repair_why, sizeof(d->repair_why)))
 			plan = FSERRD_REPAIR_UNSAFE_TARGET;
 		else if (++n > FSERR_STATE_MAX_MOUNTS)
 			plan = FSERRD_REPAIR_TOO_MANY_MOUNTS;
