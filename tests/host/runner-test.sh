@@ -7,7 +7,7 @@
 # garbage, a SKIP or TODO without a reason, a program that exits non-zero
 # after a clean stream, a guest that died before its end marker, a kernel
 # log with a bug report, a planted bug the log check misses, a failed KUnit
-# case. Clean input must give PASS lines only, as many as it has results.
+# case (in any boot's kernel log, not only the one run.sh counts). Clean input must give PASS lines only, as many as it has results.
 #
 #   tests/host/runner-test.sh
 set -uo pipefail
@@ -67,6 +67,8 @@ failing_consoles=(
 	'a stream that never started||yes|# sh: global_cap: not found\n|ok'
 	'a second stream that never started||yes|1..1\nok 1 a\n# sh: global_cap: not found\n|ok'
 	'a splat beside the planted bug|KASAN=BUG: KASAN: .* in lkdtm|yes|1..1\nok 1 a\n|BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE+0x1/0x2\nBUG: KASAN: slab-use-after-free in fserr_work+0x44/0x164'
+	'a KUnit case that failed in this boot||yes|1..1\nok 1 a\n|    # Subtest: fserr\n    1..2\n    ok 1 fserr_test_a\n    not ok 2 fserr_test_b\nnot ok 1 fserr'
+	'a KUnit suite cut short in this boot||yes|1..1\nok 1 a\n|    # Subtest: fserr\n    1..2\n    ok 1 fserr_test_a'
 )
 
 has_fail() { grep -q '^FAIL ' "$work/out"; }

@@ -81,6 +81,12 @@ judge_console() { # NAME DIR STREAMS PLANTED QEMU-STATUS
 	else
 		result PASS "$name: kernel log clean"
 	fi
+	# KUnit runs at every boot: a case that failed in any boot fails its
+	# scenario (run.sh counts the passes once per kernel, from one boot).
+	if [ -f "$dir/dmesg" ] && grep -q '# Subtest: fserr$' "$dir/dmesg"; then
+		kunit_tap <"$dir/dmesg" | tapcheck "$name/kunit" | grep '^FAIL '
+	fi
+	return 0
 }
 
 # host_tap LABEL COMMAND...: a host test program's TAP, and its exit status
