@@ -344,6 +344,8 @@ done
 # KUnit runs at every boot; its results are counted once per kernel, from
 # the first scenario (in the list's order) that booted it without extra
 # kernel parameters (with fserr.enable=0 its cases that mount are skipped).
+# A case that failed in any other boot already failed that boot's scenario
+# (judge_console).
 for k in "${kernels[@]}"; do
 	[ -n "${kernel_image[$k]:-}" ] || continue
 	booted=false

@@ -15,7 +15,7 @@ prepare() { # CARD-IMAGE RUN-DIR (on the host)
 
 guest() {
 	p=/sys/module/fserr/parameters
-	tap_begin fserr-off 14
+	tap_begin fserr-off 15
 	t "the enable parameter reads N" expect_eq N "$(cat $p/enable)"
 	t "KUnit skipped its cases that mount" sh -c "dmesg | grep -q 'SKIP fserr.enable=0'"
 	t "...and they left nothing in /sys/fs" sh -c "! ls -d /sys/fs/fserr-kunit*"
@@ -33,6 +33,10 @@ guest() {
 		"mount -t ext2 -o notify,ro /dev/mmcblk0p2 /mnt2 && ! ls -d /sys/fs/ext2/mmcblk0p2"
 	t "ext2 finds its error" sh -c "! stat /mnt2/WALK/F1.TXT && dmesg | grep -q 'EXT2-fs (mmcblk0p2): error'"
 	settle 1
+	# (an empty list proves nothing unless the listener listened: it
+	# binds before it makes the ready file, and must still run now)
+	t "the uevent listener listened all along" sh -c \
+		"test -e /tmp/uevent_listen.ready && kill -0 $listener"
 	kill $listener
 	t "no report counted as dropped" expect_eq 0 "$(cat $p/reports_dropped)"
 	t "no fserr uevent" expect_eq 0 "$(grep -c FS_FAULT /tmp/uevents)"
