@@ -37,16 +37,6 @@ P2_START=83968	# the root's first sector on the card (tests/mkboard.sh)
 id_fault=daa5799b20b1444cbf354762f3d587dd
 id_repaired=a5ac36e0039d48dcab8d1eee41b664ff
 
-# until SECONDS COMMAND...: poll every 0.2 s
-until_true() {
-	_u_end=$(( $(date +%s) + $1 ))
-	shift
-	until "$@"; do
-		[ "$(date +%s)" -lt "$_u_end" ] || return 1
-		sleep 0.2
-	done
-}
-
 # io_count VAR PARTITION: VAR becomes the partition's completed reads
 # and writes (/sys/block/.../stat), read with builtins only: a program
 # run for it could itself page in from the card

@@ -30,15 +30,6 @@ VICTIM=CUT.BIN
 cut=$(sed -n 's/.*fserr\.cut=\([0-9]*\).*/\1/p' /proc/cmdline)
 cuts=$(sed -n 's/.*fserr\.cuts=\([0-9]*\).*/\1/p' /proc/cmdline)
 
-until_true() { # SECONDS COMMAND...: poll every 0.2 s
-	_u_end=$(( $(date +%s) + $1 ))
-	shift
-	until "$@"; do
-		[ "$(date +%s)" -lt "$_u_end" ] || return 1
-		sleep 0.2
-	done
-}
-
 events() { # EVENT: how many fserrd logged in this boot
 	journalctl -b -q -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT="$1" | grep -c '^FSERR_EVENT='
 }

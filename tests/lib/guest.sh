@@ -62,6 +62,17 @@ sized() {
 	fi
 }
 
+# until_true SECONDS COMMAND...: COMMAND until it succeeds, every 0.2 s,
+# for at most SECONDS (the board card's scripts)
+until_true() {
+	_u_end=$(( $(date +%s) + $1 ))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$_u_end" ] || return 1
+		sleep 0.2
+	done
+}
+
 # expect_eq WANT GOT
 expect_eq() {
 	[ "$1" = "$2" ] && return 0
