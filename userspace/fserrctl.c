@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <linux/netlink.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -15,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -24,7 +22,7 @@
 #include <libsmartcols/libsmartcols.h>
 
 #include "lib/fsstate.h"
-#include "lib/uevent.h"
+#include "lib/monitor.h"
 
 /* Exit codes, as in fserrctl.8 */
 enum { EXIT_USAGE = 2, EXIT_NOT_FOUND = 3, EXIT_DENIED = 4 };
@@ -40,7 +38,9 @@ static void usage(FILE *to)
 "Commands:\n"
 "  status [--json]          the fserr state of every filesystem that has one\n"
 "  clear MOUNTPOINT|DEVICE  set fs_fault back to 0 after a repair (root)\n"
-"  watch                    print fserr uevents and state changes until stopped\n"
+"  watch [--uevents SOURCE] print fserr uevents and state changes until stopped;\n"
+"                           SOURCE: udev, kernel or auto (udev when built with\n"
+"                           libsystemd and udevd runs, else kernel)\n"
 "\n"
 "Options:\n"
 "  --sysfs DIR       where the fserr directories are (default /sys/fs)\n"
@@ -439,42 +439,67 @@ static int print_change(const struct fserr_fs *fs, void *data)
 	return 0;
 }
 
+static void print_uevent(const struct fserr_uevent *ev, void *data)
+{
+	char e1[4 * 256], e2[4 * 32], e3[4 * 32];
+
+	(void)data;
+	printf("uevent: %s type=%s id=%s dev=%u:%u errno=%s errors=%llu suppressed=%llu\n",
+	       escaped(ev->devpath, e1, sizeof(e1)), escaped(ev->fs_type, e2, sizeof(e2)),
+	       escaped(ev->fs_id, e3, sizeof(e3)), ev->major, ev->minor,
+	       fserr_errno_name(ev->fs_errno), ev->error_count, ev->suppressed);
+}
+
 /*
  * Print every fserr uevent, and the state of all filesystems whenever this
  * namespace's mountinfo wakes (fserr wakes it on every fs_fault change).
  */
 static int cmd_watch(int argc, char **argv)
 {
-	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	static const struct option opts[] = {
+		{ "uevents", required_argument, NULL, 'U' },
+		{}
+	};
+	enum fserr_monitor_source src = FSERR_MONITOR_AUTO;
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct pollfd pfd[2];
-	char buf[FSERR_UEVENT_MAX + 1];
-	struct fserr_uevent ev;
-	int size = 2 * 1024 * 1024;
-	char e1[4 * 256], e2[4 * 32], e3[4 * 32];
-	struct sockaddr_nl from;
+	struct fserr_monitor_result res;
+	struct fserr_monitor *mon;
 	unsigned long forged = 0;
-	socklen_t fromlen;
-	ssize_t n;
+	struct pollfd pfd[2];
+	int c, err;
 
-	(void)argv;
-	if (argc != 1) {
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (c != 'U' || fserr_monitor_source_parse(optarg, &src)) {
+			if (c == 'U')
+				fprintf(stderr, "fserrctl: --uevents takes auto, kernel or udev\n");
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	pfd[0].fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
-	if (pfd[0].fd < 0 || setsockopt(pfd[0].fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) ||
-	    bind(pfd[0].fd, (struct sockaddr *)&addr, sizeof(addr))) {
-		fprintf(stderr, "fserrctl: cannot listen to uevents: %m\n");
+	err = fserr_monitor_open(src, &mon);
+	if (err) {
+		fprintf(stderr, "fserrctl: cannot listen to uevents%s: %s\n",
+			src == FSERR_MONITOR_UDEV ? " from udev" : "",
+			err == -EOPNOTSUPP ? "built without libsystemd" :
+			err == -ENOENT && src == FSERR_MONITOR_UDEV ? "udevd does not run" :
+			strerror(-err));
 		return EXIT_FAILURE;
 	}
+	fprintf(stderr, "fserrctl: uevents from %s\n", fserr_monitor_source_name(mon));
+	pfd[0].fd = fserr_monitor_fd(mon);
 	pfd[0].events = POLLIN;
 	pfd[1].fd = open(mountinfo ? mountinfo : "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (pfd[1].fd < 0) {
 		fprintf(stderr, "fserrctl: cannot open the mount table: %m\n");
+		fserr_monitor_close(mon);
 		return EXIT_FAILURE;
 	}
 	pfd[1].events = POLLPRI;
@@ -484,33 +509,26 @@ static int cmd_watch(int argc, char **argv)
 			if (errno == EINTR)
 				continue;
 			fprintf(stderr, "fserrctl: poll: %m\n");
+			fserr_monitor_close(mon);
 			return EXIT_FAILURE;
 		}
 		if (pfd[0].revents & POLLIN) {
-			memset(&from, 0, sizeof(from));
-			fromlen = sizeof(from);
-			n = recvfrom(pfd[0].fd, buf, sizeof(buf) - 1, MSG_DONTWAIT,
-				     (struct sockaddr *)&from, &fromlen);
-			if (n < 0 && errno == ENOBUFS) {
+			fserr_monitor_read(mon, print_uevent, NULL, &res);
+			/* Only the kernel's (port id 0): a process's is forged */
+			if (res.ignored && !forged)
+				fprintf(stderr, "fserrctl: ignoring uevents that do not "
+					"come from the kernel (the first from port %u)\n",
+					res.ignored_port);
+			forged += res.ignored;
+			if (res.lost) {
 				printf("uevents were lost; current state:\n");
 				fserr_fs_scan(sysfs_fs, print_change, NULL);
-			} else if (n > 0 && (fromlen != sizeof(from) || from.nl_pid != 0)) {
-				/* Only the kernel's (port id 0): a process's is forged */
-				if (!forged++)
-					fprintf(stderr, "fserrctl: ignoring uevents that do not "
-						"come from the kernel (the first from port %u)\n",
-						from.nl_pid);
-			} else if (n > 0 && fserr_uevent_parse(buf, n, &ev) == 0) {
-				printf("uevent: %s type=%s id=%s dev=%u:%u errno=%s errors=%llu suppressed=%llu\n",
-				       escaped(ev.devpath, e1, sizeof(e1)),
-				       escaped(ev.fs_type, e2, sizeof(e2)),
-				       escaped(ev.fs_id, e3, sizeof(e3)), ev.major, ev.minor,
-				       fserr_errno_name(ev.fs_errno), ev.error_count, ev.suppressed);
 			}
 		}
 		if (pfd[1].revents & (POLLPRI | POLLERR))
 			fserr_fs_scan(sysfs_fs, print_change, NULL);
 	}
+	fserr_monitor_close(mon);
 	return 0;
 }
 

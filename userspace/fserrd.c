@@ -14,14 +14,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <linux/netlink.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -29,7 +27,7 @@
 
 #include "fserrd.h"
 #include "lib/journal.h"
-#include "lib/uevent.h"
+#include "lib/monitor.h"
 
 #define DEFAULT_CONFIG "/etc/fserrd.conf"
 #define DEFAULT_STATE "/var/lib/fserrd/state"
@@ -59,6 +57,10 @@ static void usage(FILE *to)
 "  -s, --state FILE         state file (default " DEFAULT_STATE ")\n"
 "      --sysfs DIR          where the fserr directories are (default /sys/fs)\n"
 "      --check-config       check the policy file and exit\n"
+"      --uevents SOURCE     where uevents come from: udev (libsystemd's\n"
+"                           device monitor, after udevd), kernel (the\n"
+"                           kernel's group), or auto (default: udev when\n"
+"                           built with libsystemd and udevd runs)\n"
 "  -v, --verbose            also log which channel woke fserrd\n"
 "      --pause-before STEP  testing: stop (SIGSTOP) before repair step\n"
 "                           unmount, fsck or mount, or before remount-ro, once\n"
@@ -666,79 +668,31 @@ static void rescan(struct fserrd *d, const char *why)
 
 /* --- channels ------------------------------------------------------------ */
 
-static int open_uevent(void)
-{
-	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1 };
-	int size = 2 * 1024 * 1024;
-	int fd;
-
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		    NETLINK_KOBJECT_UEVENT);
-	if (fd < 0)
-		return -1;
-	/* Past rmem_max if privileged; otherwise as much as allowed. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Drain the uevent socket; true if a rescan is due. */
-static bool read_uevents(int fd, const char **why)
+/* Take what the uevent channel has; true if a rescan is due. */
+static bool read_uevents(struct fserr_monitor *m, const char **why)
 {
 	static unsigned long ignored;
-	char buf[FSERR_UEVENT_MAX + 1], num[32], pid[16];
-	struct sockaddr_nl from;
-	struct fserr_uevent ev;
-	socklen_t fromlen;
-	bool due = false;
-	ssize_t n;
-	int i;
+	struct fserr_monitor_result res;
+	char num[32], port[16];
 
-	/* At most 256 per wake-up: a flood must not starve the other channels. */
-	for (i = 0; i < 256; i++) {
-		memset(&from, 0, sizeof(from));
-		fromlen = sizeof(from);
-		n = recvfrom(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT | MSG_TRUNC,
-			     (struct sockaddr *)&from, &fromlen);
-		if (n < 0 && errno == ENOBUFS) {
-			/* Some were lost: trust only a full rescan. */
-			*why = "uevents-lost";
-			due = true;
-			continue;
-		}
-		if (n < 0)
-			break;
-		/*
-		 * Port id 0 is the kernel, or a process with CAP_SYS_ADMIN
-		 * over the network namespace writing through the kernel's
-		 * uevent socket; a process with CAP_NET_ADMIN can send to the
-		 * group from its own port. Believe only port id 0, and even
-		 * then a uevent only asks for a rescan: the state fserrd acts
-		 * on is read from sysfs. Said once, then every 1000th time.
-		 */
-		if (fromlen != sizeof(from) || from.nl_family != AF_NETLINK ||
-		    from.nl_pid != 0) {
-			if (ignored++ % 1000 == 0) {
-				snprintf(pid, sizeof(pid), "%u", from.nl_pid);
-				snprintf(num, sizeof(num), "%lu", ignored);
-				fserrd_log("uevent-ignored", "sender", pid,
-					   "why", "not from the kernel", "count", num, NULL);
-			}
-			continue;
-		}
-		/* (longer than the kernel's limit: cut by recvfrom, not ours) */
-		if (n > 0 && (size_t)n <= sizeof(buf) - 1 &&
-		    fserr_uevent_parse(buf, n, &ev) == 0) {
-			if (!due)
-				*why = "uevent";
-			due = true;
-		}
+	fserr_monitor_read(m, NULL, NULL, &res);
+	/* Said once, then every 1000th time */
+	if ((ignored + res.ignored + 999) / 1000 != (ignored + 999) / 1000) {
+		snprintf(port, sizeof(port), "%u", res.ignored_port);
+		snprintf(num, sizeof(num), "%lu", ignored + res.ignored);
+		fserrd_log("uevent-ignored", "sender", port,
+			   "why", "not from the kernel", "count", num, NULL);
 	}
-	return due;
+	ignored += res.ignored;
+	/*
+	 * A uevent only asks for a rescan: the state fserrd acts on is read
+	 * from sysfs. After a loss, only a full rescan can be trusted.
+	 */
+	if (res.lost)
+		*why = "uevents-lost";
+	else if (res.faults)
+		*why = "uevent";
+	return res.lost || res.faults;
 }
 
 static bool read_fanotify(int fd)
@@ -790,6 +744,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct fserrd
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "pause-before", required_argument, NULL, 'P' },
 		{ "channels", required_argument, NULL, 'L' },
+		{ "uevents", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -839,6 +794,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct fserrd
 			if (d->channels <= 0) {
 				fprintf(stderr, "fserrd: --channels takes a comma-separated list of "
 					"uevent, fs_fault, mountinfo and fanotify\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'U':
+			if (fserr_monitor_source_parse(optarg, &d->uevent_source)) {
+				fprintf(stderr, "fserrd: --uevents takes auto, kernel or udev\n");
 				return EXIT_USAGE;
 			}
 			break;
@@ -938,10 +899,13 @@ static int start(struct fserrd *d, sigset_t *waiting)
 		if (!(d->channels & (1 << c)))
 			fserrd_log("channel-off", "channel", channel_names[c], "why", "--channels", NULL);
 	if (d->channels & CH_UEVENT) {
-		d->uevent_fd = open_uevent();
-		if (d->uevent_fd < 0)
+		c = fserr_monitor_open(d->uevent_source, &d->uevents);
+		if (c < 0)
 			fserrd_log("channel-unavailable", "channel", "uevent", "error",
-				   strerror(errno), NULL);
+				   strerror(-c), NULL);
+		else
+			fserrd_log("listening", "channel", "uevent",
+				   "source", fserr_monitor_source_name(d->uevents), NULL);
 	}
 	if (d->channels & CH_MOUNTINFO) {
 		d->mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
@@ -993,7 +957,7 @@ static void serve(struct fserrd *d, const struct options *o, const sigset_t *wai
 			rescan(d, "reload");
 			continue;
 		}
-		pfd[n++] = (struct pollfd){ .fd = d->uevent_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = fserr_monitor_fd(d->uevents), .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = d->mountinfo_fd, .events = POLLPRI };
 		pfd[n++] = (struct pollfd){ .fd = d->fanotify_fd, .events = POLLIN };
 		for (i = 0; i < d->nr_watches && (d->channels & CH_FS_FAULT); i++)
@@ -1011,7 +975,7 @@ static void serve(struct fserrd *d, const struct options *o, const sigset_t *wai
 			rescan(d, "retry");
 			continue;
 		}
-		if ((pfd[0].revents & POLLIN) && read_uevents(d->uevent_fd, &why) && verbose)
+		if ((pfd[0].revents & POLLIN) && read_uevents(d->uevents, &why) && verbose)
 			fserrd_log("wake", "channel", why, NULL);
 		if (pfd[1].revents & (POLLPRI | POLLERR)) {
 			why = "mountinfo";
@@ -1041,7 +1005,7 @@ int main(int argc, char **argv)
 {
 	struct options o = { .config = DEFAULT_CONFIG };
 	struct fserrd self = { .state_path = DEFAULT_STATE, .sysfs_fs = "/sys/fs",
-			       .channels = CH_ALL, .uevent_fd = -1, .mountinfo_fd = -1,
+			       .channels = CH_ALL, .mountinfo_fd = -1,
 			       .fanotify_fd = -1, .held_fd = -1, .pin_fd = -1 };
 	struct fserrd *d = &self;
 	sigset_t waiting;

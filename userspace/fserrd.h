@@ -15,6 +15,7 @@
 
 #include "lib/config.h"
 #include "lib/fsstate.h"
+#include "lib/monitor.h"
 #include "lib/state.h"
 
 /* A fault, as the policies see it. */
@@ -56,7 +57,9 @@ struct fserrd {
 	const char *sysfs_fs;
 	/* the channels (fserrd.c) */
 	int channels;		/* CH_*: the ones to listen on */
-	int uevent_fd, mountinfo_fd, fanotify_fd;
+	enum fserr_monitor_source uevent_source;	/* --uevents */
+	struct fserr_monitor *uevents;	/* or NULL */
+	int mountinfo_fd, fanotify_fd;
 	struct watch *watches;	/* fs_fault of each filesystem, and its mark */
 	size_t nr_watches;
 	/* the repair (repair.c) */

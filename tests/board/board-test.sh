@@ -13,7 +13,9 @@
 #           (Type=notify) under the unit's seccomp filters;
 #   storm   policy log: 10,000 errors give one uevent, which udevd passes
 #           on with the rule's tag and wants and files under no device;
-#           the journal has the structured fault entry;
+#           fserrd, listening on that uevent alone (a drop-in), hears it
+#           through sd_device_monitor; the journal has the structured
+#           fault entry;
 #   rule    fserrd stopped, policy repair: one error, and the rule brings
 #           fserrd up, which repairs the volume;
 #   stop    systemctl stop while the repair's fsck.fat runs (held by a
@@ -98,7 +100,7 @@ data_ok() { # the volume is back: read-write, fs_fault 0, files intact
 }
 
 guest() {
-	tap_begin board 36
+	tap_begin board 38
 
 	# --- boot
 	t "the root is the card's second partition, ext2" expect_eq "/dev/mmcblk0p2 ext2" \
@@ -118,7 +120,19 @@ guest() {
 		"[ \$(cat $FAT/fs_fault) = 0 ] && [ \$(cat /sys/fs/ext2/mmcblk0p2/fs_fault) = 0 ] &&
 		 grep -q ' /data vfat rw,.*notify' /proc/mounts"
 
+	t "the unit's fserrd hears uevents through libsystemd's device monitor (udev)" sh -c \
+		"journalctl -q -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT=listening |
+		 grep -x FSERR_SOURCE=udev"
+
 	# --- storm
+	# (fserrd listens on the uevent channel alone, verbose: the fault can
+	# reach it only through udevd and sd_device_monitor, under the unit's
+	# sandbox)
+	mkdir -p /run/systemd/system/fserrd.service.d
+	printf '[Service]\nExecStart=\nExecStart=%s --channels uevent --verbose\n' \
+		"$(command -v fserrd)" >/run/systemd/system/fserrd.service.d/uevent-only.conf
+	systemctl daemon-reload
+	systemctl restart fserrd.service
 	policy log
 	_reloads=$(journal_events reloaded)
 	systemctl reload fserrd.service
@@ -163,6 +177,13 @@ guest() {
 		 grep -x FSERR_FIRST_ERROR=EUCLEAN /tmp/entry && grep -x FSERR_POLICY=log /tmp/entry"
 	t "policy log: /data as FAT left it (errors=remount-ro: read-only), fs_fault 1" sh -c \
 		"grep ' /data ' /proc/mounts; grep -q ' /data vfat ro,' /proc/mounts && [ \$(cat $FAT/fs_fault) = 1 ]"
+	t "... heard on the uevent channel alone (fserrd --channels uevent, source udev)" sh -c \
+		"$(declare -f event_entries); event_entries wake | grep -x FSERR_CHANNEL=uevent &&
+		 event_entries channel-off | grep -c '^FSERR_CHANNEL=' | grep -qx 3 &&
+		 [ \$(event_entries listening | grep -cx FSERR_SOURCE=udev) = 2 ] &&
+		 ! event_entries listening | grep -x FSERR_SOURCE=kernel"
+	rm /run/systemd/system/fserrd.service.d/uevent-only.conf
+	systemctl daemon-reload
 
 	# --- rule
 	systemctl stop fserrd.service

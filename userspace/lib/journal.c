@@ -55,6 +55,7 @@ static const struct {
 	{ "fanotify-mark-failed", LOG_WARNING, NULL },
 	{ "fault-deferred", LOG_WARNING, NULL },
 	{ "uevent-ignored", LOG_WARNING, NULL },
+	{ "listening", LOG_INFO, NULL },
 	/* what --verbose adds */
 	{ "rescan", LOG_DEBUG, NULL },
 	{ "wake", LOG_DEBUG, NULL },

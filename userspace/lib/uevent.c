@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,4 +141,31 @@ int fserr_uevent_parse(const char *buf, size_t len, struct fserr_uevent *ev)
 	    parse_number(values[F_FS_UEVENTS_SUPPRESSED], ~0ULL, &ev->suppressed))
 		return -EINVAL;
 	return 0;
+}
+
+int fserr_uevent_parse_props(fserr_uevent_getter *get, void *data, struct fserr_uevent *ev)
+{
+	const char *action = get("ACTION", data), *devpath = get("DEVPATH", data);
+	char buf[FSERR_UEVENT_MAX];
+	size_t used;
+	int f, n;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!action || !devpath)
+		return -EINVAL;
+	n = snprintf(buf, sizeof(buf), "%s@%s", action, devpath);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -EINVAL;
+	used = n + 1;
+	for (f = 0; f < F_COUNT; f++) {
+		const char *val = get(field_names[f], data);
+
+		if (!val)
+			continue;
+		n = snprintf(buf + used, sizeof(buf) - used, "%s=%s", field_names[f], val);
+		if (n < 0 || (size_t)n >= sizeof(buf) - used)
+			return -EINVAL;
+		used += n + 1;
+	}
+	return fserr_uevent_parse(buf, used, ev);
 }

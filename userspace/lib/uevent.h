@@ -37,4 +37,14 @@ struct fserr_uevent {
  */
 int fserr_uevent_parse(const char *buf, size_t len, struct fserr_uevent *ev);
 
+/*
+ * The same checks on a uevent that a library already split into
+ * properties (sd_device, after udevd): @get returns the value of a key,
+ * or NULL. The variables fserr's uevent has are put back into the
+ * kernel's form and parsed as above; other properties (udevd's SEQNUM,
+ * TAGS, ...) are not looked at. Returns what fserr_uevent_parse() does.
+ */
+typedef const char *fserr_uevent_getter(const char *key, void *data);
+int fserr_uevent_parse_props(fserr_uevent_getter *get, void *data, struct fserr_uevent *ev);
+
 #endif

@@ -179,6 +179,8 @@ sys.exit("not in SYNOPSIS: " + ", ".join(bad) if bad else 0)'
 check "the copy's shell tests run from the copy alone" bash -c "
 	'$src/tests/fserrctl-test.sh' '$work/o1/fserrctl' >'$work/copy-tests.log' 2>&1 ||
 		{ cat '$work/copy-tests.log'; exit 1; }"
-check "fserrctl is never linked with libsystemd" bash -c "
-	grep -q -- '-o $work/o1/fserrctl ' '$work/cc1.log' && ! grep -- '-o $work/o1/fserrctl ' '$work/cc1.log' | grep -q -- -lsystemd"
+check "SYSTEMD=no: fserrctl without libsystemd too; watch --uevents udev says so, exit 1" bash -c "
+	! grep -q systemd <<<\"\$(ldd '$work/o3/fserrctl')\" &&
+	{ '$work/o3/fserrctl' watch --uevents udev >'$work/o3-watch.log' 2>&1; [ \$? = 1 ]; } &&
+	grep -q 'built without libsystemd' '$work/o3-watch.log' || { cat '$work/o3-watch.log'; exit 1; }"
 tap_done

@@ -1,11 +1,55 @@
 #!/usr/bin/env python3
-"""Send a forged fserr fault uevent from userspace (sender port id not 0)
-to the kernel uevent group, in the caller's network namespace: what
-fserrd and fserrctl watch must not believe. Used by fserrd-test.sh and
-fserrctl-test.sh, run in a network namespace of their own."""
+"""Send a forged fserr fault uevent from userspace, in the caller's network
+namespace: what fserrd and fserrctl watch must not believe. Used by
+fserrd-test.sh and fserrctl-test.sh, run in a network namespace of their own.
+
+  forge-uevent.py          the kernel's form, to the kernel's group (1),
+                           from the script's own port (not 0)
+  forge-uevent.py --udev [N]
+                           udevd's form ("libudev" header, the properties,
+                           the subsystem hash its monitors filter on), to
+                           udevd's group (2): believed by sd_device_monitor
+                           only from uid 0, which is how the tests show
+                           both that the udev source hears and that it
+                           checks the sender; N times (a flood)."""
 import socket
+import struct
+import sys
+
+PROPS = (b"ACTION=change\0DEVPATH=/fs/fat/sdz1\0SUBSYSTEM=fserr\0FS_FAULT=1\0"
+         b"FS_TYPE=vfat\0FS_ID=sdz1\0FS_DEV=4000:7\0FS_ERRNO=117\0SEQNUM=1\0")
+
+
+def murmur2(data, seed=0):
+    """systemd's string_hash32(): MurmurHash2, 32 bits, seed 0."""
+    m, h = 0x5BD1E995, (seed ^ len(data)) & 0xFFFFFFFF
+    n = len(data) // 4 * 4
+    for i in range(0, n, 4):
+        k = struct.unpack_from("<I", data, i)[0]
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+    tail = data[n:]
+    if tail:
+        for i in reversed(range(len(tail))):
+            h ^= tail[i] << (8 * i)
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return h
+
 
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)  # NETLINK_KOBJECT_UEVENT
 s.bind((0, 0))
-s.sendto(b"change@/fs/fat/sdz1\0ACTION=change\0DEVPATH=/fs/fat/sdz1\0SUBSYSTEM=fserr\0"
-         b"FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=sdz1\0FS_DEV=4000:7\0FS_ERRNO=117\0SEQNUM=1\0", (0, 1))
+if sys.argv[1:2] == ["--udev"]:
+    # monitor_netlink_header (systemd's sd-device/device-monitor.c)
+    size = 40
+    header = (struct.pack("8s", b"libudev") + struct.pack(">I", 0xFEEDCAFE) +
+              struct.pack("=III", size, size, len(PROPS)) +
+              struct.pack(">IIII", murmur2(b"fserr"), 0, 0, 0))
+    for _ in range(int(sys.argv[2]) if len(sys.argv) > 2 else 1):
+        s.sendto(header + PROPS, (0, 2))
+else:
+    s.sendto(b"change@/fs/fat/sdz1\0" + PROPS, (0, 1))

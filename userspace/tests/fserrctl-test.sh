@@ -34,7 +34,7 @@ cat >"$work/mountinfo" <<'MI'
 MI
 ctl() { "$fserrctl" --sysfs "$work/sys" --mountinfo "$work/mountinfo" "$@"; }
 
-tap_plan 17
+tap_plan 19
 
 check "status lists the faulted FAT volume with both mount points" \
 	bash -c "$(declare -f ctl); fserrctl='$fserrctl' work='$work'; ctl status | grep -E '^/media/sd,/home/u/my photos +vfat +/dev/mmcblk0p1 +179:1 +1 +12 '"
@@ -109,7 +109,7 @@ check "watch: a control character in a name is printed as \\ooo" bash -c \
 if unshare --net true 2>/dev/null && command -v nsenter >/dev/null &&
    command -v python3 >/dev/null; then
 	unshare --net -- "$fserrctl" --sysfs "$work/sys" --mountinfo "$work/mountinfo" watch \
-		>"$work/watch2.out" 2>&1 &
+		--uevents kernel >"$work/watch2.out" 2>&1 &
 	pid=$!
 	sleep 0.5
 	nsenter --net="/proc/$pid/ns/net" python3 "$(dirname "$0")/forge-uevent.py"
@@ -123,4 +123,32 @@ if unshare --net true 2>/dev/null && command -v nsenter >/dev/null &&
 else
 	skip "watch: a forged uevent (not from the kernel) is not printed" "no unshare --net, nsenter or python3"
 fi
+
+# watch --uevents udev: what udevd passes on (forge-uevent.py --udev sends
+# its form, as root), in a network and mount namespace whose /run says
+# udevd runs; printed with the kernel's fields
+if ! ldd "$fserrctl" 2>/dev/null | grep -q libsystemd; then
+	skip "watch --uevents udev: udevd's message is printed" "fserrctl is built without libsystemd"
+elif unshare --net --mount true 2>/dev/null && command -v nsenter >/dev/null &&
+     command -v python3 >/dev/null; then
+	unshare --net --mount -- bash -c 'mount -t tmpfs tmpfs /run && mkdir /run/udev &&
+		touch /run/udev/control && exec "$@"' - "$fserrctl" --sysfs "$work/sys" \
+		--mountinfo "$work/mountinfo" watch --uevents udev >"$work/watch3.out" 2>&1 &
+	pid=$!
+	sleep 0.5
+	nsenter --net="/proc/$pid/ns/net" python3 "$(dirname "$0")/forge-uevent.py" --udev
+	sent=$?
+	sleep 0.5
+	kill "$pid"
+	wait "$pid"
+	check "watch --uevents udev: udevd's message is printed, with the kernel's fields" bash -c \
+		"[ $sent = 0 ] && grep -qx 'fserrctl: uevents from udev' '$work/watch3.out' &&
+		 grep -qx 'uevent: /fs/fat/sdz1 type=vfat id=sdz1 dev=4000:7 errno=EUCLEAN errors=0 suppressed=0' \
+			'$work/watch3.out' || { cat '$work/watch3.out'; exit 1; }"
+else
+	skip "watch --uevents udev: udevd's message is printed" "no unshare --net --mount, nsenter or python3"
+fi
+check "watch --uevents with anything but auto, kernel or udev: exit 2" bash -c \
+	"'$fserrctl' watch --uevents sideways 2>&1 | grep -q 'auto, kernel or udev' &&
+	 { '$fserrctl' watch --uevents sideways 2>/dev/null; [ \$? = 2 ]; }"
 tap_done

@@ -168,4 +168,60 @@ TEST(malformed_variables)
 	}
 }
 
+/* Properties as a library hands them over: key, value, ..., NULL */
+static const char *prop(const char *key, void *data)
+{
+	const char *const *kv = data;
+
+	for (; kv[0]; kv += 2)
+		if (!strcmp(kv[0], key))
+			return kv[1];
+	return NULL;
+}
+
+TEST(props_valid_fault)
+{
+	/* udevd's own properties are among them, some not in the kernel's form */
+	const char *kv[] = {
+		"ACTION", "change", "DEVPATH", "/fs/fat/mmcblk0p1", "SUBSYSTEM", "fserr",
+		"FS_FAULT", "1", "FS_TYPE", "vfat", "FS_ID", "mmcblk0p1", "FS_DEV", "179:1",
+		"FS_ERRNO", "117", "FS_ERROR_COUNT", "141", "SEQNUM", "812",
+		"USEC_INITIALIZED", "4711", "TAGS", ":systemd:", "lower_case", "x",
+		"SYSTEMD_WANTS", "fserrd.service", NULL };
+	struct fserr_uevent ev;
+
+	ASSERT_EQ(0, fserr_uevent_parse_props(prop, kv, &ev));
+	EXPECT_STREQ("/fs/fat/mmcblk0p1", ev.devpath);
+	EXPECT_STREQ("vfat", ev.fs_type);
+	EXPECT_EQ(179, ev.major);
+	EXPECT_EQ(1, ev.minor);
+	EXPECT_EQ(117, ev.fs_errno);
+	EXPECT_EQ(141, ev.error_count);
+}
+
+TEST(props_checked_as_the_kernel_form)
+{
+	const char *other[] = { "ACTION", "change", "DEVPATH", "/devices/x", "SUBSYSTEM", "block",
+				NULL };
+	const char *no_action[] = { "DEVPATH", "/fs/fat/a", "SUBSYSTEM", "fserr", NULL };
+	const char *no_errno[] = { "ACTION", "change", "DEVPATH", "/fs/fat/a", "SUBSYSTEM", "fserr",
+				   "FS_FAULT", "1", "FS_TYPE", "vfat", "FS_ID", "a",
+				   "FS_DEV", "179:1", NULL };
+	const char *bad_dev[] = { "ACTION", "change", "DEVPATH", "/fs/fat/a", "SUBSYSTEM", "fserr",
+				  "FS_FAULT", "1", "FS_TYPE", "vfat", "FS_ID", "a",
+				  "FS_DEV", "179", "FS_ERRNO", "5", NULL };
+	char long_value[FSERR_UEVENT_MAX + 8];
+	const char *too_long[] = { "ACTION", "change", "DEVPATH", long_value, NULL };
+	struct fserr_uevent ev;
+
+	memset(long_value, 'a', sizeof(long_value) - 1);
+	long_value[0] = '/';
+	long_value[sizeof(long_value) - 1] = '\0';
+	EXPECT_EQ(-ENOENT, fserr_uevent_parse_props(prop, other, &ev));
+	EXPECT_EQ(-EINVAL, fserr_uevent_parse_props(prop, no_action, &ev));
+	EXPECT_EQ(-EINVAL, fserr_uevent_parse_props(prop, no_errno, &ev));
+	EXPECT_EQ(-EINVAL, fserr_uevent_parse_props(prop, bad_dev, &ev));
+	EXPECT_EQ(-EINVAL, fserr_uevent_parse_props(prop, too_long, &ev));
+}
+
 TEST_HARNESS_MAIN
