@@ -20,14 +20,18 @@
 #    prints its seed, delay and where the kill landed (from the state file
 #    and the log: before, handled, unmount, fsck, mount, after) in a TAP
 #    comment; the results are aggregated, so the plan is fixed.
-#    Sizes: 100 trials (sized in guest.sh); the quick tier 8 on the debug
-#    kernel, 60 on the plain one (about 2 minutes each). Replay one trial:
+#    Sizes: 100 trials (sized in guest.sh) on both kernels in the full
+#    tier; the quick tier runs 60 on the plain kernel (about 2 minutes)
+#    and none on the debug one (8 trials took 179 s there at 9f2e2cb; what
+#    still covers the debug kernel: docs/reliability.md). Replay one trial:
 #    make check SCENARIOS=daemon-kill FSERR_FUZZ=daemon-kill:SEED[:REPAIR_US]
 #    (REPAIR_US as the trial's comment printed it, else it is measured
 #    again). A hang prints every process with its kernel stack.
 STREAMS=1	# TAP streams (plans) the guest prints; run.sh checks the count
 CARD=fat32
 TIMEOUT_FACTOR=2
+KERNELS=plain
+[ "${FSERR_TIER:-quick}" != full ] || KERNELS="plain debug"
 
 prepare() { # CARD-IMAGE RUN-DIR (on the host)
 	: # the damage is done in the guest
@@ -335,7 +339,8 @@ guest() {
 	: >/tmp/fserrd.log
 	mount -t vfat -o notify /dev/mmcblk0p1 /mnt
 	mount --bind /mnt/DIR1 /mnt2
-	# 100; the quick tier 8 on the debug kernel, 60 on the plain one
+	# 100; the quick tier 60 on the plain kernel (8 on the debug one, if
+	# asked for: make check runs it there in the full tier only)
 	trials=$(sized 100 8)
 	grep -q 'fserr\.tier=quick' /proc/cmdline && grep -q 'fserr\.kernel=plain' /proc/cmdline &&
 		trials=60
