@@ -512,8 +512,14 @@ static int cmd_watch(int argc, char **argv)
 			fserr_monitor_close(mon);
 			return EXIT_FAILURE;
 		}
-		if (pfd[0].revents & POLLIN) {
+		if (pfd[0].revents & (POLLIN | POLLERR)) {
 			fserr_monitor_read(mon, print_uevent, NULL, &res);
+			if (res.error) {
+				fprintf(stderr, "fserrctl: cannot read uevents any more: %s\n",
+					strerror(res.error));
+				fserr_monitor_close(mon);
+				return EXIT_FAILURE;
+			}
 			/* Only the kernel's (port id 0): a process's is forged */
 			if (res.ignored && !forged)
 				fprintf(stderr, "fserrctl: ignoring uevents that do not "

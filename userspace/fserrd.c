@@ -61,7 +61,8 @@ static void usage(FILE *to)
 "                           device monitor, after udevd), kernel (the\n"
 "                           kernel's group), or auto (default: udev when\n"
 "                           built with libsystemd and udevd runs)\n"
-"  -v, --verbose            also log which channel woke fserrd\n"
+"  -v, --verbose            also log each fserr uevent and which channel\n"
+"                           woke fserrd\n"
 "      --pause-before STEP  testing: stop (SIGSTOP) before repair step\n"
 "                           unmount, fsck or mount, or before remount-ro, once\n"
 "      --channels LIST      testing: listen only on these channels (comma-\n"
@@ -668,14 +669,32 @@ static void rescan(struct fserrd *d, const char *why)
 
 /* --- channels ------------------------------------------------------------ */
 
+static void log_uevent(const struct fserr_uevent *ev, void *data)
+{
+	char dev[32];
+
+	(void)data;
+	snprintf(dev, sizeof(dev), "%u:%u", ev->major, ev->minor);
+	fserrd_log("uevent", "devpath", ev->devpath, "type", ev->fs_type, "dev", dev, NULL);
+}
+
 /* Take what the uevent channel has; true if a rescan is due. */
-static bool read_uevents(struct fserr_monitor *m, const char **why)
+static bool read_uevents(struct fserrd *d, const char **why)
 {
 	static unsigned long ignored;
 	struct fserr_monitor_result res;
 	char num[32], port[16];
 
-	fserr_monitor_read(m, NULL, NULL, &res);
+	fserr_monitor_read(d->uevents, verbose ? log_uevent : NULL, NULL, &res);
+	if (res.error) {
+		/* (the other channels go on; a rescan finds what it missed) */
+		fserrd_log("channel-unavailable", "channel", "uevent", "error",
+			   strerror(res.error), NULL);
+		fserr_monitor_close(d->uevents);
+		d->uevents = NULL;
+		*why = "uevents-lost";
+		return true;
+	}
 	/* Said once, then every 1000th time */
 	if ((ignored + res.ignored + 999) / 1000 != (ignored + 999) / 1000) {
 		snprintf(port, sizeof(port), "%u", res.ignored_port);
@@ -975,7 +994,7 @@ static void serve(struct fserrd *d, const struct options *o, const sigset_t *wai
 			rescan(d, "retry");
 			continue;
 		}
-		if ((pfd[0].revents & POLLIN) && read_uevents(d->uevents, &why) && verbose)
+		if ((pfd[0].revents & (POLLIN | POLLERR)) && read_uevents(d, &why) && verbose)
 			fserrd_log("wake", "channel", why, NULL);
 		if (pfd[1].revents & (POLLPRI | POLLERR)) {
 			why = "mountinfo";

@@ -51,7 +51,7 @@ io_count() {
 # fserrd's journal entries, export format, by event or by message id, and
 # how many there are (the sh -c checks take them with declare -f)
 event_entries() { # EVENT
-	journalctl -q -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT="$1"
+	journalctl -q -b -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT="$1"
 }
 
 journal_events() { # EVENT
@@ -69,7 +69,7 @@ fsck_trace() {
 }
 
 journal_entries() { # MESSAGE-ID
-	journalctl -q -o export _SYSTEMD_UNIT=fserrd.service MESSAGE_ID="$1"
+	journalctl -q -b -o export _SYSTEMD_UNIT=fserrd.service MESSAGE_ID="$1"
 }
 
 entry_count() { # MESSAGE-ID
@@ -121,7 +121,7 @@ guest() {
 		 grep -q ' /data vfat rw,.*notify' /proc/mounts"
 
 	t "the unit's fserrd hears uevents through libsystemd's device monitor (udev)" sh -c \
-		"journalctl -q -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT=listening |
+		"journalctl -q -b -o export _SYSTEMD_UNIT=fserrd.service FSERR_EVENT=listening |
 		 grep -x FSERR_SOURCE=udev"
 
 	# --- storm

@@ -59,6 +59,7 @@ static const struct {
 	/* what --verbose adds */
 	{ "rescan", LOG_DEBUG, NULL },
 	{ "wake", LOG_DEBUG, NULL },
+	{ "uevent", LOG_DEBUG, NULL },
 	{ "paused", LOG_DEBUG, NULL },
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -20,10 +21,11 @@
 struct fserr_monitor {
 	enum fserr_monitor_source src;
 	int fd;			/* kernel: the socket; udev: sd_event's epoll */
+	int sock;		/* the netlink socket (udev: the library's) */
+	unsigned int drops;	/* its drop count when last looked at */
 #ifdef HAVE_LIBSYSTEMD
 	sd_event *event;
 	sd_device_monitor *dev_mon;
-	int sock;		/* the monitor's own socket, for SO_ERROR */
 	/* for the handler, during fserr_monitor_read() */
 	fserr_monitor_cb *cb;
 	void *data;
@@ -44,6 +46,34 @@ int fserr_monitor_source_parse(const char *name, enum fserr_monitor_source *src)
 	return 0;
 }
 
+/*
+ * The socket's drop count (SO_MEMINFO): the kernel counts every message
+ * it could not queue, where ENOBUFS comes once per episode (netlink sets
+ * it when the socket becomes congested, and drops everything after it
+ * until the queue has been read empty), and the library swallows even
+ * that one. A count that grew is a loss. -1 when it cannot be read.
+ */
+static long long drop_count(int sock)
+{
+	__u32 mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_MEMINFO, mem, &len) ||
+	    len < (SK_MEMINFO_DROPS + 1) * sizeof(mem[0]))
+		return -1;
+	return mem[SK_MEMINFO_DROPS];
+}
+
+static bool dropped(struct fserr_monitor *m)
+{
+	long long d = drop_count(m->sock);
+
+	if (d < 0 || (unsigned int)d == m->drops)
+		return false;
+	m->drops = d;
+	return true;
+}
+
 static void set_rcvbuf(int fd)
 {
 	int size = RCVBUF;
@@ -60,6 +90,7 @@ static int open_kernel(struct fserr_monitor *m)
 		       NETLINK_KOBJECT_UEVENT);
 	if (m->fd < 0)
 		return -errno;
+	m->sock = m->fd;
 	set_rcvbuf(m->fd);
 	if (bind(m->fd, (struct sockaddr *)&addr, sizeof(addr)))
 		return -errno;
@@ -173,33 +204,27 @@ static int open_udev(struct fserr_monitor *m)
 }
 
 /*
- * The library's handler takes an overflow (ENOBUFS from recvmsg) as a
- * message that did not come; the socket's pending error is read here
- * first, before each dispatch, so that a loss still forces a rescan.
+ * The library reads one message per dispatch. Its handler takes an
+ * overflow (ENOBUFS from recvmsg) as a message that did not come, and
+ * its recvmsg also ends the socket's congestion once the queue is empty;
+ * the loss is seen through the drop count (fserr_monitor_read()).
  */
-static bool overflowed(int sock)
-{
-	socklen_t len = sizeof(int);
-	int err = 0;
-
-	return !getsockopt(sock, SOL_SOCKET, SO_ERROR, &err, &len) && err == ENOBUFS;
-}
-
 static void read_udev(struct fserr_monitor *m, fserr_monitor_cb *cb, void *data,
 		      struct fserr_monitor_result *res)
 {
-	int i;
+	int i, r = 0;
 
 	m->cb = cb;
 	m->data = data;
 	m->res = res;
 	for (i = 0; i < READ_MAX; i++) {
-		if (overflowed(m->sock))
-			res->lost = true;
-		if (sd_event_run(m->event, 0) <= 0)
+		r = sd_event_run(m->event, 0);
+		if (r <= 0)
 			break;
 	}
 	m->res = NULL;
+	if (r < 0)
+		res->error = -r;
 }
 #endif
 
@@ -223,8 +248,8 @@ int fserr_monitor_open(enum fserr_monitor_source src, struct fserr_monitor **ret
 		return -ENOMEM;
 	m->src = src;
 	m->fd = -1;
-#ifdef HAVE_LIBSYSTEMD
 	m->sock = -1;
+#ifdef HAVE_LIBSYSTEMD
 	if (src == FSERR_MONITOR_UDEV)
 		r = open_udev(m);
 	else
@@ -234,6 +259,8 @@ int fserr_monitor_open(enum fserr_monitor_source src, struct fserr_monitor **ret
 		fserr_monitor_close(m);
 		return r;
 	}
+	r = drop_count(m->sock);
+	m->drops = r < 0 ? 0 : r;
 	*ret = m;
 	return 0;
 }
@@ -253,12 +280,13 @@ void fserr_monitor_read(struct fserr_monitor *m, fserr_monitor_cb *cb, void *dat
 {
 	memset(res, 0, sizeof(*res));
 #ifdef HAVE_LIBSYSTEMD
-	if (m->src == FSERR_MONITOR_UDEV) {
+	if (m->src == FSERR_MONITOR_UDEV)
 		read_udev(m, cb, data, res);
-		return;
-	}
+	else
 #endif
-	read_kernel(m, cb, data, res);
+		read_kernel(m, cb, data, res);
+	if (dropped(m))
+		res->lost = true;
 }
 
 void fserr_monitor_close(struct fserr_monitor *m)

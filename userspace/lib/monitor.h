@@ -34,6 +34,7 @@ struct fserr_monitor;
 struct fserr_monitor_result {
 	unsigned int faults;	/* fserr fault uevents passed to the callback */
 	bool lost;		/* the socket overflowed: some were lost */
+	int error;		/* udev: the library failed (a positive errno): close it */
 	/* kernel source: messages from a port that is not the kernel's */
 	unsigned long ignored;
 	unsigned int ignored_port;	/* the last one's */
@@ -59,7 +60,8 @@ int fserr_monitor_fd(const struct fserr_monitor *m);
 const char *fserr_monitor_source_name(const struct fserr_monitor *m);
 
 /*
- * Take what is queued, at most 256 messages (a flood must not starve the
+ * Take what is queued, at most 256 messages; poll for POLLIN and POLLERR
+ * (a netlink socket can have a pending error and nothing queued) (a flood must not starve the
  * caller's other channels), calling @cb (if not NULL) for each fserr fault
  * uevent.
  */

@@ -3,21 +3,27 @@
 namespace: what fserrd and fserrctl watch must not believe. Used by
 fserrd-test.sh and fserrctl-test.sh, run in a network namespace of their own.
 
-  forge-uevent.py          the kernel's form, to the kernel's group (1),
-                           from the script's own port (not 0)
-  forge-uevent.py --udev [N]
-                           udevd's form ("libudev" header, the properties,
-                           the subsystem hash its monitors filter on), to
-                           udevd's group (2): believed by sd_device_monitor
-                           only from uid 0, which is how the tests show
-                           both that the udev source hears and that it
-                           checks the sender; N times (a flood)."""
+  forge-uevent.py [--udev] [--id ID] [--count N]
+
+Without --udev: the kernel's form, to the kernel's group (1), from the
+script's own port (not 0). With --udev: udevd's form ("libudev" header,
+the properties, the subsystem hash its monitors filter on), to udevd's
+group (2): believed by sd_device_monitor only from uid 0, which is how the
+tests show both that the udev source hears and that it checks the sender.
+ID (default sdz1) names the filesystem (DEVPATH /fs/fat/ID, FS_ID=ID), so
+that a test can tell two messages apart; N times (a flood)."""
+import argparse
 import socket
 import struct
-import sys
 
-PROPS = (b"ACTION=change\0DEVPATH=/fs/fat/sdz1\0SUBSYSTEM=fserr\0FS_FAULT=1\0"
-         b"FS_TYPE=vfat\0FS_ID=sdz1\0FS_DEV=4000:7\0FS_ERRNO=117\0SEQNUM=1\0")
+ap = argparse.ArgumentParser()
+ap.add_argument("--udev", action="store_true")
+ap.add_argument("--id", default="sdz1")
+ap.add_argument("--count", type=int, default=1)
+args = ap.parse_args()
+fs_id = args.id.encode()
+PROPS = (b"ACTION=change\0DEVPATH=/fs/fat/" + fs_id + b"\0SUBSYSTEM=fserr\0FS_FAULT=1\0"
+         b"FS_TYPE=vfat\0FS_ID=" + fs_id + b"\0FS_DEV=4000:7\0FS_ERRNO=117\0SEQNUM=1\0")
 
 
 def murmur2(data, seed=0):
@@ -43,13 +49,14 @@ def murmur2(data, seed=0):
 
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)  # NETLINK_KOBJECT_UEVENT
 s.bind((0, 0))
-if sys.argv[1:2] == ["--udev"]:
+if args.udev:
     # monitor_netlink_header (systemd's sd-device/device-monitor.c)
     size = 40
     header = (struct.pack("8s", b"libudev") + struct.pack(">I", 0xFEEDCAFE) +
               struct.pack("=III", size, size, len(PROPS)) +
               struct.pack(">IIII", murmur2(b"fserr"), 0, 0, 0))
-    for _ in range(int(sys.argv[2]) if len(sys.argv) > 2 else 1):
-        s.sendto(header + PROPS, (0, 2))
+    msg, group = header + PROPS, 2
 else:
-    s.sendto(b"change@/fs/fat/sdz1\0" + PROPS, (0, 1))
+    msg, group = b"change@/fs/fat/" + fs_id + b"\0" + PROPS, 1
+for _ in range(args.count):
+    s.sendto(msg, (0, group))

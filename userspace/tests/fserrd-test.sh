@@ -257,22 +257,22 @@ else
 	chmod 755 "$work"
 	udev_ns "$work/log-udev" --uevents udev
 	started=$(wait_for "$work/log-udev" ' rescan why=start')
+	# (uid 65534's first, root's after it: only root's may be logged)
 	nsenter --net="/proc/$daemon/ns/net" setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=+net_admin --ambient-caps=+net_admin "$py" "$forge" --udev
+		--inh-caps=+net_admin --ambient-caps=+net_admin "$py" "$forge" --udev --id user1
 	sent_user=$?
-	sleep 0.5
-	cp "$work/log-udev" "$work/log-udev.user"
-	nsenter --net="/proc/$daemon/ns/net" "$py" "$forge" --udev
+	nsenter --net="/proc/$daemon/ns/net" "$py" "$forge" --udev --id root1
 	sent_root=$?
 	check "--udev: listening channel=uevent source=udev, and a forged udevd message from root is heard" bash -c \
 		"[ -z '$started' ] || { echo '$started'; exit 1; }; [ $sent_root = 0 ] || { echo 'sending failed'; exit 1; }
 		 grep -q ' listening channel=uevent source=udev\$' '$work/log-udev' &&
-		 $(declare -f wait_for); wait_for '$work/log-udev' ' rescan why=uevent\$'"
+		 $(declare -f wait_for); wait_for '$work/log-udev' ' uevent devpath=/fs/fat/root1 type=vfat dev=4000:7\$' &&
+		 wait_for '$work/log-udev' ' rescan why=uevent\$'"
 	check "--uevents udev: not from uid 0, not heard" bash -c \
 		"[ $sent_user = 0 ] || { echo 'sending as uid 65534 failed'; exit 1; }
-		 ! grep -q ' rescan why=uevent' '$work/log-udev.user' || { cat '$work/log-udev.user'; exit 1; }"
+		 ! grep -q 'devpath=/fs/fat/user1' '$work/log-udev' || { cat '$work/log-udev'; exit 1; }"
 	kill -STOP "$daemon"
-	nsenter --net="/proc/$daemon/ns/net" "$py" "$forge" --udev 20000
+	nsenter --net="/proc/$daemon/ns/net" "$py" "$forge" --udev --count 20000
 	kill -CONT "$daemon"
 	check "--uevents udev: a loss the library hides is seen (a flood while fserrd is stopped)" \
 		wait_for "$work/log-udev" ' rescan why=uevents-lost$'

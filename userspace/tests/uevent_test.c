@@ -224,4 +224,31 @@ TEST(props_checked_as_the_kernel_form)
 	EXPECT_EQ(-EINVAL, fserr_uevent_parse_props(prop, too_long, &ev));
 }
 
+/*
+ * The rebuilt message at and around the buffer's end: a field that does
+ * not fit, and a message of exactly FSERR_UEVENT_MAX bytes and one more
+ * (each refused, by the size or by the field's own limit; under ASan a
+ * write past the buffer would fail the test).
+ */
+TEST(props_at_the_buffer_end)
+{
+	static char big[FSERR_UEVENT_MAX + 100];
+	const char *kv[] = { "ACTION", "change", "DEVPATH", "/fs/fat/a", "SUBSYSTEM", "fserr",
+			     "FS_FAULT", "1", "FS_TYPE", big, NULL };
+	/* "change@/fs/fat/a\0" ACTION=... DEVPATH=... SUBSYSTEM=... FS_FAULT=1 "FS_TYPE=" */
+	size_t fixed = sizeof("change@/fs/fat/a") + sizeof("ACTION=change") +
+		       sizeof("DEVPATH=/fs/fat/a") + sizeof("SUBSYSTEM=fserr") +
+		       sizeof("FS_FAULT=1") + strlen("FS_TYPE=") + 1;
+	struct fserr_uevent ev;
+	size_t n;
+
+	memset(big, 'v', sizeof(big) - 1);
+	EXPECT_EQ(-EINVAL, fserr_uevent_parse_props(prop, kv, &ev));
+	for (n = FSERR_UEVENT_MAX - fixed - 1; n <= FSERR_UEVENT_MAX - fixed + 1; n++) {
+		memset(big, 'v', n);
+		big[n] = '\0';
+		EXPECT_EQ(-EINVAL, fserr_uevent_parse_props(prop, kv, &ev));
+	}
+}
+
 TEST_HARNESS_MAIN
