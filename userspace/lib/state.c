@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <libmount.h>
+
 #include "state.h"
 
 #define HOUR 3600
@@ -65,22 +67,17 @@ void fserr_state_free(struct fserr_state *st)
 	st->nr_repairs = st->cap_repairs = 0;
 }
 
+/* libmount's own escaping, the one mountinfo and fstab use */
 char *fserr_escape(const char *in)
 {
-	char *out = malloc(strlen(in) * 4 + 1), *p = out;
-
-	if (!out)
-		return NULL;
-	for (; *in; in++) {
-		if (*in == ' ' || *in == '\t' || *in == '\n' || *in == '\\')
-			p += sprintf(p, "\\%03o", (unsigned char)*in);
-		else
-			*p++ = *in;
-	}
-	*p = '\0';
-	return out;
+	return mnt_mangle(in);
 }
 
+/*
+ * Not mnt_unmangle(): it copies a backslash that starts no octal escape
+ * as it is, where a state file that has one is damaged (and \000 would
+ * cut a path short).
+ */
 char *fserr_unescape(const char *in)
 {
 	char *out = malloc(strlen(in) + 1), *p = out;

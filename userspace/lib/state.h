@@ -162,7 +162,7 @@ void fserr_state_end_repair(struct fserr_state *st);
 
 const char *fserr_step_name(enum fserr_repair_step step);
 
-/* Escape @in as mountinfo does (\040 space, \011 tab, \012 newline, \134 \). */
+/* Escape @in as mountinfo does (mnt_mangle(): \040 space, \011 tab, \012 newline, \134 \). */
 char *fserr_escape(const char *in);
 /* The reverse; NULL if @in has a bad escape. */
 char *fserr_unescape(const char *in);
