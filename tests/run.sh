@@ -84,7 +84,9 @@ run_host_tests() {
 # A scenario's settings, read once: CARD; DEVICE=virtio for a virtio disk;
 # TIMEOUT_FACTOR for long runs (fuzz); SMP (the race test wants two CPUs);
 # KERNELS limits it to some kernels (planted bugs need LKDTM);
-# PLANTED="LABEL=REGEX;..." names bugs it provokes on purpose.
+# PLANTED="LABEL=REGEX;..." names bugs it provokes on purpose, and TRACES
+# how many "Call trace:" lines they print together (one more is a bug the
+# planted ones would hide).
 # STREAMS is the number of TAP streams its guest starts. APPEND adds to
 # the kernel command line (fserr.enable=0). ICOUNT=1 gives the guest a
 # clock that counts instructions (qemu/run.sh --icount; make bench's cost
@@ -101,16 +103,16 @@ run_host_tests() {
 scenario_settings() { # FILE VARIANT: one per line
 	(FSERR_KERNEL=$2; . "$1"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
 		"${SMP:-1}" "${KERNELS:-$2}" "${PLANTED:-}" "${STREAMS:-}" "${APPEND:-}" \
-		"${ICOUNT:-0}" "${BOOT:-initramfs}")
+		"${ICOUNT:-0}" "${BOOT:-initramfs}" "${TRACES:-}")
 }
 
 # What is wrong with a scenario's settings (scenario_settings' lines), or
 # nothing: checked before anything computes with them, as a failed
 # arithmetic expansion would end the loop that lists the jobs, and every
 # scenario after it would vanish from the run.
-settings_problem() { # CARD DEVICE FACTOR SMP KERNELS PLANTED STREAMS APPEND ICOUNT BOOT
+settings_problem() { # CARD DEVICE FACTOR SMP KERNELS PLANTED STREAMS APPEND ICOUNT BOOT TRACES
 	local whole='^[1-9][0-9]{0,5}$'
-	[ $# -eq 10 ] || { echo "its settings could not be read"; return; }
+	[ $# -eq 11 ] || { echo "its settings could not be read"; return; }
 	[[ $3 =~ $whole ]] || { echo "TIMEOUT_FACTOR=$3: not a whole number from 1"; return; }
 	[[ $4 =~ $whole ]] || { echo "SMP=$4: not a whole number from 1"; return; }
 	[ -n "$7" ] || { echo "STREAMS is not set (the number of TAP streams its guest starts)"; return; }
@@ -123,17 +125,23 @@ settings_problem() { # CARD DEVICE FACTOR SMP KERNELS PLANTED STREAMS APPEND ICO
 	case $2 in sd|virtio) ;; *) echo "DEVICE=$2: not sd or virtio"; return ;; esac
 	case $9 in 0|1) ;; *) echo "ICOUNT=$9: not 0 or 1"; return ;; esac
 	case ${10} in initramfs|board) ;; *) echo "BOOT=${10}: not initramfs or board"; return ;; esac
+	if [ -n "$6" ]; then
+		[[ ${11} =~ ^[0-9]{1,3}$ ]] ||
+			{ echo "TRACES=${11}: PLANTED needs the number of call traces its bugs print"; return; }
+	elif [ -n "${11}" ]; then
+		echo "TRACES=${11} without PLANTED"
+	fi
 }
 
 run_scenario() { # FILE KERNEL-VARIANT
-	local file=$1 variant=$2 name dir card device factor smp planted streams extra
+	local file=$1 variant=$2 name dir card device factor smp planted streams extra traces
 	local status qemu_args=() append v src
 	name=$(basename "$file" .sh)
 	dir=$runs/$variant/$name
 	[ "$variant" = plain ] || name=$variant/$name
 	mapfile -t v < <(scenario_settings "$file" "$variant")
 	card=${v[0]} device=${v[1]} factor=${v[2]} smp=${v[3]} planted=${v[5]} streams=${v[6]}
-	extra=${v[7]}
+	extra=${v[7]} traces=${v[10]}
 	# A replayed fuzz seed runs one stream of one scenario.
 	[ -z "${FSERR_FUZZ:-}" ] || streams=
 	[ "$device" = virtio ] && qemu_args=(--virtio)
@@ -167,7 +175,7 @@ run_scenario() { # FILE KERNEL-VARIANT
 		 boots "$dir/card.img" "$dir" $((kernel_timeout[$variant] * factor)) "$append" \
 			"${qemu_args[@]}") >"$dir/boots.log" 2>&1
 		status=$?
-		judge_console "$name" "$dir" "$streams" "$planted" "$status"
+		judge_console "$name" "$dir" "$streams" "$planted" "$status" "$traces"
 		return
 	fi
 	GUEST_KERNEL=${kernel_image[$variant]} GUEST_INITRD=${kernel_initrd[$variant]} \
@@ -175,7 +183,7 @@ run_scenario() { # FILE KERNEL-VARIANT
 		--append "$append" --timeout $((kernel_timeout[$variant] * factor)) \
 		--log "$dir/console.log" >/dev/null 2>"$dir/qemu.err"
 	status=$?
-	judge_console "$name" "$dir" "$streams" "$planted" "$status"
+	judge_console "$name" "$dir" "$streams" "$planted" "$status" "$traces"
 }
 
 # --- jobs ------------------------------------------------------------------

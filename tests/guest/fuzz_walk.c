@@ -19,13 +19,11 @@
  * and the sysfs directory is gone after the unmount or a refused mount.
  * Independently of the log: a metadata operation of the walk (opendir,
  * readdir, lstat, open; not a read of file data) that failed with EUCLEAN
- * or EIO implies fs_fault 1. ext2 and FAT miss some (issue 11): the
- * scenario names the seeds known to do so in FSERR_KNOWN_SILENT (seeds
- * separated by spaces or commas). Only when every silent seed of the run
- * is a known one is the failure a known one (TODO); any other seed fails
- * the run. A run of two or more images must meet some metadata error,
- * or the test checked nothing: not ok if a known silent seed was in the
- * range (so the walk no longer meets what it used to), else a SKIP.
+ * or EIO implies fs_fault 1; a silent seed fails the run (ext2 and FAT
+ * used to miss some, issue 11). A run of two or more images must meet
+ * some metadata error, or the test checked nothing: that fails the
+ * scenario's choice of seeds (the seeds that met one are printed, to
+ * choose from). A replay of one seed that meets none is a SKIP.
  * Before each image a line "fserr-fuzz: LABEL seed S" goes to the kernel
  * log, so that tests/run.sh can name the seed of any splat it finds there.
  *
@@ -322,40 +320,6 @@ static void one_image(const char *base, unsigned long seed, struct result *r)
 	r->logged_error = log_has_error();
 }
 
-/* FSERR_KNOWN_SILENT: the seeds known to be silent (issue 11). */
-#define MAX_KNOWN	256
-static unsigned long known[MAX_KNOWN];
-static int nknown;
-
-static void read_known(void)
-{
-	const char *p = getenv("FSERR_KNOWN_SILENT");
-	char *end;
-
-	while (p && *p) {
-		if (*p == ' ' || *p == ',' || *p == '\t' || *p == '\n') {
-			p++;
-			continue;
-		}
-		errno = EINVAL;
-		if (nknown == MAX_KNOWN || *p < '0' || *p > '9')
-			bail("FSERR_KNOWN_SILENT: not a list of at most %d seeds at \"%s\"",
-			     MAX_KNOWN, p);
-		known[nknown++] = strtoul(p, &end, 10);
-		p = end;
-	}
-}
-
-static bool is_known(unsigned long seed)
-{
-	int i;
-
-	for (i = 0; i < nknown; i++)
-		if (known[i] == seed)
-			return true;
-	return false;
-}
-
 /* Append " SEED" to a list of seeds (the end is cut if it is full). */
 static void add_seed(char *list, size_t size, size_t *len, unsigned long seed)
 {
@@ -378,11 +342,10 @@ int main(int argc, char **argv)
 	unsigned long first, count, seed, refused = 0, faulted = 0, clean = 0;
 	unsigned long mismatch = 0, counts_wrong = 0, left = 0, umount_failed = 0;
 	unsigned long writes_ok = 0, entries = 0, read_errors = 0, silent = 0;
-	unsigned long meta_images = 0, meta_silent = 0, unexpected = 0, known_in_range = 0;
-	static char silent_seeds[8192], unexpected_seeds[8192], fixed_seeds[8192];
-	size_t silent_len = 0, unexpected_len = 0, fixed_len = 0;
+	unsigned long meta_images = 0, meta_silent = 0;
+	static char silent_seeds[8192], meta_seeds[8192];
+	size_t silent_len = 0, meta_len = 0;
 	const char *result6, *why6;
-	char why6_buf[256];
 	struct result r;
 	const char *base;
 	int n;
@@ -401,7 +364,6 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* The plan first: a run that dies halfway leaves its results short. */
 	printf("1..6\n");
-	read_known();
 
 	kmsg = open("/dev/kmsg", O_RDWR | O_NONBLOCK);
 	if (kmsg < 0)
@@ -444,16 +406,13 @@ int main(int argc, char **argv)
 			}
 			if (r.meta_errors) {
 				meta_images++;
+				add_seed(meta_seeds, sizeof(meta_seeds), &meta_len, seed);
 				if (r.fs_fault != 1) {
 					meta_silent++;
+					bad = true;
 					printf("# %s seed %lu: %lu metadata operations failed (the first with %s), fs_fault %d\n",
 					       label, seed, r.meta_errors, strerror(r.meta_errno), r.fs_fault);
 					add_seed(silent_seeds, sizeof(silent_seeds), &silent_len, seed);
-					if (!is_known(seed)) {
-						unexpected++;
-						add_seed(unexpected_seeds, sizeof(unexpected_seeds),
-							 &unexpected_len, seed);
-					}
 				}
 			}
 			if (r.fault_count != r.fs_fault) {
@@ -482,12 +441,6 @@ int main(int argc, char **argv)
 			       r.write_ok ? "ok" : "failed");
 			print_log();
 		}
-		if (is_known(seed)) {
-			known_in_range++;
-			/* no longer silent: no metadata error, or fs_fault 1 with it */
-			if (!r.mounted || !r.meta_errors || r.fs_fault == 1)
-				add_seed(fixed_seeds, sizeof(fixed_seeds), &fixed_len, seed);
-		}
 		if (bad)
 			printf("# replay: make check SCENARIOS=%s FSERR_FUZZ=%s:%lu\n",
 			       strcmp(family, "fat") ? "fuzz-ext2" : "fuzz-fat", label, seed);
@@ -510,44 +463,30 @@ int main(int argc, char **argv)
 	printf("%s 5 the sysfs directory is gone after every umount and refused mount (%lu left)\n",
 	       left ? "not ok" : "ok", left);
 	/*
-	 * The independent side of the oracle: what the walk itself met. ext2
-	 * and FAT are known to return some of these errors without reporting
-	 * them (issue 11). The scenario lists the seeds known to (in
-	 * FSERR_KNOWN_SILENT): the failure is a known one (TODO) only while
-	 * every silent seed is on that list; a new silent seed fails the run.
-	 * A run that met no metadata error at all checked nothing: that is a
-	 * failure when a known silent seed was in the range (the walk no longer
-	 * meets the errors it used to), a SKIP otherwise (these seeds never
-	 * damage what the walk reads: nothing to check). A replay of one seed
-	 * cannot say.
+	 * The independent side of the oracle: what the walk itself met. A run
+	 * that met no metadata error checked nothing: the scenario's seeds
+	 * are then the failure (the seeds that met one are printed, so that
+	 * a scenario can choose them); a replay of one seed cannot say.
 	 */
-	if (meta_silent)
+	if (meta_len)
+		printf("# %s: seeds whose walk met EUCLEAN or EIO in a metadata operation:%s\n",
+		       label, meta_seeds);
+	why6 = "";
+	if (meta_silent) {
+		result6 = "not ok";
 		printf("# %s: seeds whose walk met EUCLEAN or EIO with fs_fault 0:%s\n", label,
 		       silent_seeds);
-	if (fixed_len)
-		printf("# %s: known silent seeds that were not silent this time (drop them from FSERR_KNOWN_SILENT in the scenario):%s\n",
-		       label, fixed_seeds);
-	why6 = "";
-	if (unexpected) {
+	} else if (!meta_images && count >= 2) {
 		result6 = "not ok";
-		printf("# %s: silent seeds not in FSERR_KNOWN_SILENT (new silent corruption):%s\n",
-		       label, unexpected_seeds);
-	} else if (count >= 2 && !meta_images && known_in_range) {
-		result6 = "not ok";
-		printf("# %s: the walk met no metadata error in %lu images, not even at the %lu known silent seeds in the range: it proved nothing\n",
-		       label, count, known_in_range);
-	} else if (count >= 2 && !meta_images) {
+		printf("# %s: the walk met no metadata error in %lu images (seeds %lu-%lu): these seeds check nothing\n",
+		       label, count, first, first + count - 1);
+	} else if (!meta_images) {
 		result6 = "ok";
-		snprintf(why6_buf, sizeof(why6_buf),
-			 " # SKIP the walk met no metadata error in %lu images: nothing to check", count);
-		why6 = why6_buf;
-	} else if (meta_silent) {
-		result6 = "not ok";
-		why6 = " # TODO silent corruption: issue 11 (only seeds known to be silent)";
+		why6 = " # SKIP one image replayed, and its walk met no metadata error";
 	} else {
 		result6 = "ok";
 	}
-	printf("%s 6 a metadata operation of the walk (opendir, readdir, lstat, open) that failed with EUCLEAN or EIO implies fs_fault 1 (%lu images with such a failure, %lu with fs_fault 0, %lu of them not known to be silent)%s\n",
-	       result6, meta_images, meta_silent, unexpected, why6);
+	printf("%s 6 a metadata operation of the walk (opendir, readdir, lstat, open) that failed with EUCLEAN or EIO implies fs_fault 1 (%lu images with such a failure, %lu with fs_fault 0)%s\n",
+	       result6, meta_images, meta_silent, why6);
 	return 0;
 }

@@ -71,6 +71,7 @@ fserr: same (fserr-kunit): cannot create /sys/fs/fserr-kunit/same (error -17), e
     ok 8 fserr_test_name_collision
 kmemleak: Kernel memory leak detector initialized (mem pool available: 15788)
 rcu: Hierarchical RCU implementation.
+lkdtm: This is probably expected, since this kernel (6.1.192+ aarch64) was built *without* CONFIG_UBSAN_TRAP=y
 LINES
 )
 

@@ -4,7 +4,7 @@
 # every way a result can vanish or a failure hide must come out as at least
 # one FAIL line: a stream killed halfway, a bail-out, results beyond the
 # plan, no plan, the plan printed last, duplicate and out-of-order numbers,
-# garbage, a SKIP or TODO without a reason, a program that exits non-zero
+# garbage, a SKIP without a reason, a failed TODO (with or without one), a program that exits non-zero
 # after a clean stream, a guest that died before its end marker, a kernel
 # log with a bug report, a planted bug the log check misses, a failed KUnit
 # case (in any boot's kernel log, not only the one run.sh counts). Clean input must give PASS lines only, as many as it has results.
@@ -37,6 +37,7 @@ failing=(
 	'a failed result|1..2\nok 1 a\nnot ok 2 b\n'
 	'SKIP without a reason|1..1\nok 1 a # SKIP\n'
 	'TODO without a reason|1..1\nnot ok 1 a # TODO\n'
+	'a failed TODO with a reason|1..1\nnot ok 1 a # TODO issue 11\n'
 	'second stream cut short|1..1\nok 1 a\n1..2\nok 1 c\n'
 	'a skipped plan without a reason|1..0\n'
 	'results after a plan that skips all|1..0 # SKIP nothing\nok 1 a\n'
@@ -46,7 +47,7 @@ clean=(
 	'two results|2|0|1..2\nok 1 a\nok 2 b\n'
 	'kselftest harness|1|0|TAP version 13\n1..1\n# Starting 1 tests\n#  RUN  g.x ...\nok 1 g.x\n# PASSED: 1 / 1 tests passed.\n'
 	'two streams with noise between|3|0|1..1\nok 1 a\n# noise\nboot message\nTAP version 13\n1..2\nok 1 c\nok 2 d\n'
-	'SKIP and TODO with reasons|1|2|1..3\nok 1 a # SKIP no LKDTM here\nnot ok 2 b # TODO issue 11\nok 3 c\n'
+	'SKIP with a reason, a TODO that passes|2|1|1..3\nok 1 a # SKIP no LKDTM here\nok 2 b # TODO issue 11\nok 3 c\n'
 )
 
 # A guest console as run.sh saves it: TAP, the kernel log (the guest's
@@ -56,19 +57,20 @@ console() { # TAP DMESG-LINE [END]
 		"$1" "$2" "${3-@@FSERR-END
 }"
 }
-# Consoles: NAME|PLANTED|END(yes/no)|TAP|DMESG-LINE -- each must fail.
+# Consoles: NAME|PLANTED|TRACES|END(yes/no)|TAP|DMESG-LINE -- each must fail.
 # (Each has one stream, as judge_console is told.)
 failing_consoles=(
-	'a guest that died before its end marker||no|1..1\nok 1 a\n|ok'
-	'a kernel log with a WARNING||yes|1..1\nok 1 a\n|WARNING: CPU: 0 PID: 1 at fs/fserr.c:10 fserr_report+0x10/0x20'
-	'a kernel log with a bare call trace||yes|1..1\nok 1 a\n|Call trace:'
-	'a planted bug the log check does not see|KASAN=BUG: KASAN|yes|1..1\nok 1 a\n|nothing'
-	'a guest whose program was killed halfway||yes|1..5\nok 1 a\nok 2 b\nBail out! x: fuzz_walk killed by signal 9\n|ok'
-	'a stream that never started||yes|# sh: global_cap: not found\n|ok'
-	'a second stream that never started||yes|1..1\nok 1 a\n# sh: global_cap: not found\n|ok'
-	'a splat beside the planted bug|KASAN=BUG: KASAN: .* in lkdtm|yes|1..1\nok 1 a\n|BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE+0x1/0x2\nBUG: KASAN: slab-use-after-free in fserr_work+0x44/0x164'
-	'a KUnit case that failed in this boot||yes|1..1\nok 1 a\n|    # Subtest: fserr\n    1..2\n    ok 1 fserr_test_a\n    not ok 2 fserr_test_b\nnot ok 1 fserr'
-	'a KUnit suite cut short in this boot||yes|1..1\nok 1 a\n|    # Subtest: fserr\n    1..2\n    ok 1 fserr_test_a'
+	'a guest that died before its end marker|||no|1..1\nok 1 a\n|ok'
+	'a kernel log with a WARNING|||yes|1..1\nok 1 a\n|WARNING: CPU: 0 PID: 1 at fs/fserr.c:10 fserr_report+0x10/0x20'
+	'a kernel log with a bare call trace|||yes|1..1\nok 1 a\n|Call trace:'
+	'a planted bug the log check does not see|KASAN=BUG: KASAN|0|yes|1..1\nok 1 a\n|nothing'
+	'a guest whose program was killed halfway|||yes|1..5\nok 1 a\nok 2 b\nBail out! x: fuzz_walk killed by signal 9\n|ok'
+	'a stream that never started|||yes|# sh: global_cap: not found\n|ok'
+	'a second stream that never started|||yes|1..1\nok 1 a\n# sh: global_cap: not found\n|ok'
+	'a splat beside the planted bug|KASAN=BUG: KASAN: .* in lkdtm|0|yes|1..1\nok 1 a\n|BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE+0x1/0x2\nBUG: KASAN: slab-use-after-free in fserr_work+0x44/0x164'
+	'a KUnit case that failed in this boot|||yes|1..1\nok 1 a\n|    # Subtest: fserr\n    1..2\n    ok 1 fserr_test_a\n    not ok 2 fserr_test_b\nnot ok 1 fserr'
+	'a KUnit suite cut short in this boot|||yes|1..1\nok 1 a\n|    # Subtest: fserr\n    1..2\n    ok 1 fserr_test_a'
+	'a call trace beyond what the planted bug prints|KASAN=BUG: KASAN: .* in lkdtm|1|yes|1..1\nok 1 a\n|BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE+0x1/0x2\nCall trace:\nCall trace:'
 )
 
 has_fail() { grep -q '^FAIL ' "$work/out"; }
@@ -102,12 +104,12 @@ for c in "${clean[@]}"; do
 	report "clean: $name ($p PASS, $s SKIP, no FAIL)" counts_are "$p" "$s"
 done
 for c in "${failing_consoles[@]}"; do
-	IFS='|' read -r name planted end tap dmesg <<<"$c"
+	IFS='|' read -r name planted traces end tap dmesg <<<"$c"
 	mkdir -p "$work/c"
 	if [ "$end" = yes ]; then console "$tap" "$dmesg"; else console "$tap" "$dmesg" ''; fi \
 		>"$work/c/console.log"
 	judge_console x "$work/c" "$([[ $name == 'a second stream'* ]] && echo 2 || echo 1)" "$planted" 0 \
-		>"$work/out" 2>&1
+		"$traces" >"$work/out" 2>&1
 	report "FAIL for: $name" has_fail
 done
 
@@ -117,8 +119,8 @@ judge_console x "$work/c" 1 '' 0 >"$work/out" 2>&1
 report "clean: a guest console with one result and a clean log (2 PASS)" counts_are 2 0
 console '1..1\nok 1 a\n' "$(printf '%s\n' 'BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE+0x1/0x2' 'Call trace:')" \
 	>"$work/c/console.log"
-judge_console x "$work/c" 1 'KASAN=BUG: KASAN: .* in lkdtm' 0 >"$work/out" 2>&1
-report "clean: a planted bug reported, nothing else (3 PASS)" counts_are 3 0
+judge_console x "$work/c" 1 'KASAN=BUG: KASAN: .* in lkdtm' 0 1 >"$work/out" 2>&1
+report "clean: a planted bug reported with its one call trace, nothing else (4 PASS)" counts_are 4 0
 
 # run_tap (tests/lib/guest.sh, run by the guest's busybox sh; dash here):
 # a program's results get the label, a non-zero exit or a kill is a

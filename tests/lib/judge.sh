@@ -34,9 +34,11 @@ kunit_tap() { # < dmesg
 # TAP streams the scenario starts (its STREAMS=): one that never started
 # (a helper not found, a return before it) is a failure, not a silence.
 # PLANTED names the bugs the scenario provokes on purpose; then each must
-# be reported, and any other report in the log is a failure.
-judge_console() { # NAME DIR STREAMS PLANTED QEMU-STATUS
-	local name=$1 dir=$2 streams=$3 planted=$4 status=$5 console=$2/console.log
+# be reported, any other report in the log is a failure, and the log has
+# exactly TRACES "Call trace:" lines (a bug beside the planted ones prints
+# one more, even when its first line is like one of theirs).
+judge_console() { # NAME DIR STREAMS PLANTED QEMU-STATUS [TRACES]
+	local name=$1 dir=$2 streams=$3 planted=$4 status=$5 traces=${6:-} console=$2/console.log
 	local problems e entries started unexplained
 	sed -n '/^@@FSERR-BEGIN/,/^@@FSERR-DMESG/p' "$console" >"$dir/tap"
 	sed -n '/^@@FSERR-DMESG/,/^@@FSERR-END/p' "$console" >"$dir/dmesg"
@@ -66,7 +68,13 @@ judge_console() { # NAME DIR STREAMS PLANTED QEMU-STATUS
 			fi
 			unexplained=$(grep -vE -- "${e#*=}" <<<"$unexplained")
 		done
-		# ... and nothing else may be (every report has a call trace).
+		# ... with as many call traces as they print, and nothing else.
+		e=$(grep -cx 'Call trace:' <<<"$problems")
+		if [ "$e" = "$traces" ]; then
+			result PASS "$name: $e call traces, as many as the planted bugs print"
+		else
+			result FAIL "$name: $e call traces, the planted bugs print ${traces:-(TRACES not given)}"
+		fi
 		unexplained=$(grep -vx 'Call trace:' <<<"$unexplained")
 		if [ -n "$unexplained" ]; then
 			result FAIL "$name: kernel log has nothing but the planted bugs"

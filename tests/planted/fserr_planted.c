@@ -12,13 +12,28 @@
  *   kobject_dup a kobject added twice under one name (kobject_add fails)
  *   call_trace  a bare dump_stack(), as printed by code that warns by hand
  *   shift       a shift past the width of its type (UBSAN shift)
+ *   lock_order  two mutexes taken A then B, later B then A (lockdep's
+ *               "possible circular locking dependency"; no deadlock
+ *               happens, and lockdep is off for the rest of the boot)
+ *   atomic_sleep might_sleep() under a spinlock ("sleeping function
+ *               called from invalid context", DEBUG_ATOMIC_SLEEP)
+ *   hung        a kernel thread waits uninterruptibly, past the debug
+ *               kernel's hung-task timeout (10 s), until hung_end is
+ *               written (right after the first report: the detector
+ *               repeats it every 10 s while the thread waits)
+ * Each of these reports and goes on; none ends the guest.
  * The module is never loaded outside that scenario.
  */
+#include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/kobject.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/sysfs.h>
 
 static struct dentry *dir;
@@ -78,6 +93,48 @@ static void plant_shift(void)
 	pr_info("fserr-planted: 1 << %u = %u\n", bits, one << bits);
 }
 
+static DEFINE_MUTEX(planted_a);
+static DEFINE_MUTEX(planted_b);
+
+static void plant_lock_order(void)
+{
+	mutex_lock(&planted_a);
+	mutex_lock(&planted_b);
+	mutex_unlock(&planted_b);
+	mutex_unlock(&planted_a);
+
+	mutex_lock(&planted_b);
+	mutex_lock(&planted_a);
+	mutex_unlock(&planted_a);
+	mutex_unlock(&planted_b);
+}
+
+static void plant_atomic_sleep(void)
+{
+	static DEFINE_SPINLOCK(lock);
+
+	spin_lock(&lock);
+	might_sleep();
+	spin_unlock(&lock);
+}
+
+static DECLARE_COMPLETION(hung_end);
+
+static int planted_hung(void *unused)
+{
+	/* TASK_UNINTERRUPTIBLE, not killable: what the detector looks for */
+	wait_for_completion(&hung_end);
+	return 0;
+}
+
+static void plant_hung(void)
+{
+	struct task_struct *t = kthread_run(planted_hung, NULL, "fserr-hung");
+
+	if (IS_ERR(t))
+		pr_info("fserr-planted: no thread: %ld\n", PTR_ERR(t));
+}
+
 static ssize_t plant(struct file *file, const char __user *buf, size_t len, loff_t *pos)
 {
 	const char *what = file->f_path.dentry->d_name.name;
@@ -93,6 +150,14 @@ static ssize_t plant(struct file *file, const char __user *buf, size_t len, loff
 		dump_stack();
 	else if (!strcmp(what, "shift"))
 		plant_shift();
+	else if (!strcmp(what, "lock_order"))
+		plant_lock_order();
+	else if (!strcmp(what, "atomic_sleep"))
+		plant_atomic_sleep();
+	else if (!strcmp(what, "hung"))
+		plant_hung();
+	else if (!strcmp(what, "hung_end"))
+		complete(&hung_end);
 	return len;
 }
 
@@ -106,6 +171,7 @@ static int __init planted_init(void)
 {
 	static const char * const names[] = {
 		"leak", "sysfs_dup", "kobject_dup", "call_trace", "shift",
+		"lock_order", "atomic_sleep", "hung", "hung_end",
 	};
 	int i;
 

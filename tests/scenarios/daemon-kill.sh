@@ -21,9 +21,9 @@
 #    and the log: before, handled, unmount, fsck, mount, after) in a TAP
 #    comment; the results are aggregated, so the plan is fixed.
 #    Sizes: 100 trials (sized in guest.sh) on both kernels in the full
-#    tier; the quick tier runs 60 on the plain kernel (about 2 minutes)
-#    and none on the debug one (8 trials took 179 s there at 9f2e2cb; what
-#    still covers the debug kernel: docs/reliability.md). Replay one trial:
+#    tier; the quick tier runs 60 on the plain kernel and none on the
+#    debug one (where 8 trials were its second-largest job; what still
+#    covers the debug kernel: docs/reliability.md). Replay one trial:
 #    make check SCENARIOS=daemon-kill FSERR_FUZZ=daemon-kill:SEED[:REPAIR_US]
 #    (REPAIR_US as the trial's comment printed it, else it is measured
 #    again). A hang prints every process with its kernel stack.
