@@ -19,7 +19,8 @@ start=$(date +%s)
 set +e
 # (FSERR_SAVING_RUN: host/docs cannot require the saved runs to be of this
 # commit in the run that replaces them; tests/host/docs-test.sh)
-CCACHE_DIR=$scratch/ccache FSERR_SAVING_RUN=1 make -C "$scratch/clone" "$target" 2>&1 |
+CCACHE_DIR=$scratch/ccache FSERR_SAVING_RUN=$(git -C "$scratch/clone" rev-parse --short HEAD):fresh-clone \
+	make -C "$scratch/clone" "$target" 2>&1 |
 	tee "$scratch/make.log"
 status=${PIPESTATUS[0]}
 set -e

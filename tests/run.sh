@@ -48,6 +48,7 @@ host_tests=${FSERR_HOST_TESTS:-yes}
 
 # shellcheck source=tests/lib/judge.sh
 . "$top/tests/lib/judge.sh"
+. "$top/tests/lib/tree.sh"
 
 run_host_tests() {
 	local us=$top/build/userspace/host t
@@ -101,7 +102,9 @@ run_host_tests() {
 # QEMU-ARGS... instead of booting once, and judges the DIR/console.log it
 # puts together.
 scenario_settings() { # FILE VARIANT: one per line
-	(FSERR_KERNEL=$2; . "$1"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
+	(FSERR_KERNEL=$2
+	 unset CARD DEVICE TIMEOUT_FACTOR SMP KERNELS PLANTED STREAMS APPEND ICOUNT BOOT TRACES
+	 . "$1"; printf '%s\n' "$CARD" "${DEVICE:-sd}" "${TIMEOUT_FACTOR:-1}" \
 		"${SMP:-1}" "${KERNELS:-$2}" "${PLANTED:-}" "${STREAMS:-}" "${APPEND:-}" \
 		"${ICOUNT:-0}" "${BOOT:-initramfs}" "${TRACES:-}")
 }
@@ -126,7 +129,7 @@ settings_problem() { # CARD DEVICE FACTOR SMP KERNELS PLANTED STREAMS APPEND ICO
 	case $9 in 0|1) ;; *) echo "ICOUNT=$9: not 0 or 1"; return ;; esac
 	case ${10} in initramfs|board) ;; *) echo "BOOT=${10}: not initramfs or board"; return ;; esac
 	if [ -n "$6" ]; then
-		[[ ${11} =~ ^[0-9]{1,3}$ ]] ||
+		[[ ${11} =~ ^(0|[1-9][0-9]{0,2})$ ]] ||
 			{ echo "TRACES=${11}: PLANTED needs the number of call traces its bugs print"; return; }
 	elif [ -n "${11}" ]; then
 		echo "TRACES=${11} without PLANTED"
@@ -383,6 +386,7 @@ cp "$times" "$runs/times-$tier.tsv"
 {
 	echo "date=$(date -u -d "@$started" '+%Y-%m-%d %H:%M UTC')"
 	echo "commit=$commit"
+	echo "tree=$(tree_digest "$top")"
 	echo "tier=$tier"
 	echo "kernels=${kernels[*]}"
 	echo "scenarios=${#scenarios[@]}"

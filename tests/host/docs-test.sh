@@ -10,11 +10,17 @@
 # hand, fails here.
 # The runs behind make check's figures (docs/runs/fresh-clone, docs/runs/
 # full) must be of what is here now: a result for every scenario in
-# tests/scenarios/, and made at a commit whose tests/, userspace/, series,
-# kernel/ and qemu/ (their Markdown aside) are HEAD's. Else regenerate them
-# before landing (tests/fresh-clone.sh; FSERR_SAVING_RUN=1 make check-full,
-# then tests/report.py --save --as full). The run made to replace them
-# cannot pass that check: with FSERR_SAVING_RUN=1 it is a SKIP that says so.
+# tests/scenarios/, and made of a tree whose tests/, userspace/, series,
+# kernel/, qemu/ and Makefile (their Markdown aside) are this one's (the
+# digest run.info keeps, tests/lib/tree.sh; no history needed). Else regenerate them
+# before landing (FSERR_SAVING_RUN=COMMIT:full,fresh-clone make check-full,
+# tests/report.py --save --as full, commit; then tests/fresh-clone.sh, which
+# sets FSERR_SAVING_RUN=COMMIT:fresh-clone). They must also be of
+# the right tier (quick for fresh-clone, full for full), on both kernels,
+# of every scenario, with no failure. The run made to replace one cannot
+# pass that check for it: FSERR_SAVING_RUN=COMMIT:NAME[,NAME] (COMMIT HEAD's
+# short hash, NAME the runs being made again, this one first) makes their
+# checks SKIPs that say so, at that commit only.
 #
 #   tests/host/docs-test.sh
 set -uo pipefail
@@ -60,24 +66,31 @@ regenerates() { # SCRIPT FILE...: SCRIPT runs cleanly and leaves FILEs as they w
 	done
 }
 
-# of_now NAME: docs/runs/NAME is a run of what is here now (see above)
-of_now() {
-	local d=$top/docs/runs/$1 commit s missing= changed
-	commit=$(sed -n 's/^commit=//p' "$d/run.info" 2>/dev/null)
+# of_now NAME: docs/runs/NAME is a run of what is here now (see above):
+# its run.info's tree digest (tests/lib/tree.sh) is this tree's
+. "$top/tests/lib/tree.sh"
+info() { sed -n "s/^$2=//p" "$top/docs/runs/$1/run.info" 2>/dev/null; }
+of_now() { # NAME TIER
+	local d=$top/docs/runs/$1 commit tree s missing=
+	commit=$(info "$1" commit)
+	tree=$(info "$1" tree)
 	[[ $commit =~ ^[0-9a-f]{7,40}$ ]] ||
 		{ echo "docs/runs/$1/run.info: commit '$commit' is no clean commit"; return 1; }
+	[ "$(info "$1" tier)" = "$2" ] && [ "$(info "$1" kernels)" = "plain debug" ] &&
+		[ "$(info "$1" all_scenarios)" = yes ] && [ "$(info "$1" failed)" = 0 ] || {
+		echo "docs/runs/$1 must be a $2-tier run of every scenario on plain and debug with no failure:"
+		cat "$d/run.info"
+		return 1
+	}
 	for s in "$top"/tests/scenarios/*.sh; do
 		s=$(basename "$s" .sh)
 		cut -f2 "$d/times.tsv" | grep -qx -- "$s" || missing+=" $s"
 	done
 	[ -z "$missing" ] || { echo "docs/runs/$1 has no result for:$missing"; return 1; }
-	git -C "$top" cat-file -e "$commit^{commit}" 2>/dev/null ||
-		{ echo "docs/runs/$1 was made at $commit, which is not in this clone's history"; return 1; }
-	changed=$(git -C "$top" diff --stat "$commit" HEAD -- tests userspace fs-notify-errors kernel \
-		qemu Makefile ':(exclude)*.md')
-	[ -z "$changed" ] || {
-		echo "docs/runs/$1 was made at $commit; what it ran has changed since:"
-		echo "$changed"
+	[ -n "$tree" ] && [ "$tree" = "$(tree_digest "$top")" ] || {
+		echo "docs/runs/$1 was made at $commit (tree ${tree:-not recorded}); what it ran is not this tree's ($(tree_digest "$top"))"
+		git -C "$top" diff --stat "$commit" HEAD -- tests userspace fs-notify-errors kernel qemu \
+			Makefile ':(exclude)*.md' 2>/dev/null
 		echo "regenerate it (see tests/host/docs-test.sh)"
 		return 1
 	}
@@ -92,13 +105,15 @@ report "tests/board/excerpts.py rewrites docs/board-bringup.md from docs/runs/bo
 	regenerates tests/board/excerpts.py docs/board-bringup.md
 report "tests/board/powercut-report.py rewrites docs/reliability.md's power-cut table from docs/runs/powercut/ unchanged" \
 	regenerates tests/board/powercut-report.py docs/reliability.md
-for r in fresh-clone full; do
-	if [ "${FSERR_SAVING_RUN:-}" = 1 ]; then
+head=$(git -C "$top" rev-parse --short HEAD 2>/dev/null)
+for r in fresh-clone:quick full:full; do
+	if [ -n "$head" ] && [ "${FSERR_SAVING_RUN%%:*}" = "$head" ] &&
+	   [[ ,${FSERR_SAVING_RUN#*:}, == *",${r%:*},"* ]]; then
 		n=$((n + 1))
-		echo "ok $n docs/runs/$r is a run of what is here now # SKIP this run is made to replace it (FSERR_SAVING_RUN=1)"
+		echo "ok $n docs/runs/${r%:*} is a run of what is here now # SKIP it is being made again (FSERR_SAVING_RUN=$FSERR_SAVING_RUN)"
 	else
-		report "docs/runs/$r is a run of what is here now: every scenario, made at a commit that ran this tree's tests, userspace, series, kernel and qemu" \
-			of_now "$r"
+		report "docs/runs/${r%:*} is a run of what is here now: ${r#*:} tier, both kernels, every scenario, no failure, of this tree's tests, userspace, series, kernel, qemu and Makefile" \
+			of_now "${r%:*}" "${r#*:}"
 	fi
 done
 [ "$bad" -eq 0 ]

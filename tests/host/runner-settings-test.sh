@@ -4,7 +4,8 @@
 # QEMU that prints a canned guest console (TAP, a kernel log with a KUnit
 # suite, the end marker). A scenario whose settings run.sh cannot use (a
 # timeout factor or a CPU count that is not a whole number, an unknown
-# device, boot or clock, PLANTED without TRACES) must come out as a FAIL line that names the
+# device, boot or clock, PLANTED without TRACES or TRACES not a number or
+# without PLANTED) must come out as a FAIL line that names the
 # setting, counted in the last line; it must not vanish, nor take the
 # scenarios listed after it along (bash drops the rest of a loop when an
 # arithmetic expansion fails). Good scenarios beside it pass. qemu/run.sh
@@ -48,6 +49,8 @@ scenario h-good 'TIMEOUT_FACTOR=2' 'SMP=2' 'STREAMS=1'
 scenario i-nostreams
 scenario j-kernels 'KERNELS=dbug' 'STREAMS=1'
 scenario l-traces "PLANTED='KASAN=BUG: KASAN'" 'STREAMS=1'
+scenario m-traces "PLANTED='KASAN=BUG: KASAN'" 'TRACES=abc' 'STREAMS=1'
+scenario n-traces 'TRACES=2' 'STREAMS=1'
 # a scenario in a file not named NAME.sh
 scenario k-named
 mv "$work/scen/k-named.sh" "$work/scen/k-named.txt"
@@ -91,7 +94,7 @@ GUEST_QEMU=$work/qemu GUEST_KERNEL=$work/Image GUEST_INITRD=$work/initrd GUEST_A
 	FSERR_SCENARIO_DIR=$work/scen2 FSERR_RUNS=$work/runs2 FSERR_GUEST_TIMEOUT=20 \
 	"$tree/tests/run.sh" >"$work/out2" 2>&1
 status2=$?
-echo "1..19"
+echo "1..21"
 check "TIMEOUT_FACTOR=1.5 fails, named" fails_with a-factor 'TIMEOUT_FACTOR=1.5'
 check "SMP=two fails, named" fails_with c-smp 'SMP=two'
 check "DEVICE=nvme fails, named" fails_with d-device 'DEVICE=nvme'
@@ -104,8 +107,10 @@ check "the good scenario with every numeric setting runs and passes" \
 check "no STREAMS= fails, named" fails_with i-nostreams 'STREAMS is not set'
 check "KERNELS=dbug fails, named (not a SKIP)" fails_with j-kernels "KERNELS=dbug: 'dbug' is no kernel"
 check "PLANTED without TRACES fails, named" fails_with l-traces 'TRACES=: PLANTED needs'
+check "TRACES=abc fails, named" fails_with m-traces 'TRACES=abc: PLANTED needs'
+check "TRACES without PLANTED fails, named" fails_with n-traces 'TRACES=2 without PLANTED'
 check "a scenario in k-named.txt fails, named" grep -q '^FAIL k-named.txt: .*not named NAME.sh' "$work/out"
-check "the last line counts the ten" grep -qx 'quick: 5 passed, 10 failed, 0 skipped' "$work/out"
+check "the last line counts the twelve" grep -qx 'quick: 5 passed, 12 failed, 0 skipped' "$work/out"
 check "only scenarios for another kernel: a FAIL that says nothing ran" \
 	grep -q '^FAIL no scenario runs on the kernels named (plain)' "$work/out2"
 check "... counted, run.sh exits non-zero, no shell error" \

@@ -71,6 +71,8 @@ failing_consoles=(
 	'a KUnit case that failed in this boot|||yes|1..1\nok 1 a\n|    # Subtest: fserr\n    1..2\n    ok 1 fserr_test_a\n    not ok 2 fserr_test_b\nnot ok 1 fserr'
 	'a KUnit suite cut short in this boot|||yes|1..1\nok 1 a\n|    # Subtest: fserr\n    1..2\n    ok 1 fserr_test_a'
 	'a call trace beyond what the planted bug prints|KASAN=BUG: KASAN: .* in lkdtm|1|yes|1..1\nok 1 a\n|BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE+0x1/0x2\nCall trace:\nCall trace:'
+	'fewer call traces than the planted bugs print|KASAN=BUG: KASAN: .* in lkdtm|2|yes|1..1\nok 1 a\n|BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE+0x1/0x2\nCall trace:'
+	'a planted bug with TRACES not given|KASAN=BUG: KASAN: .* in lkdtm||yes|1..1\nok 1 a\n|BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE+0x1/0x2\nCall trace:'
 )
 
 has_fail() { grep -q '^FAIL ' "$work/out"; }

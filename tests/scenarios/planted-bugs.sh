@@ -28,15 +28,20 @@ PLANTED="$PLANTED;kobject_add failure=kobject_add_internal failed for fserr-plan
 PLANTED="$PLANTED;UBSAN shift=UBSAN: shift-out-of-bounds in .*fserr_planted.c"
 PLANTED="$PLANTED;atomic sleep=BUG: sleeping function called from invalid context at .*fserr_planted.c"
 PLANTED="$PLANTED;lockdep=WARNING: possible circular locking dependency detected"
-PLANTED="$PLANTED;hung task=INFO: task fserr-hung:[0-9]+ blocked for more than 10 seconds"
+PLANTED="$PLANTED;hung task=INFO: task fserr-hung:[0-9]+ blocked for more than [0-9]+ seconds"
 TRACES=12
 prepare() { :; }
 
 guest() {
-	tap_begin planted 16
+	tap_begin planted 18
 	mount -t debugfs debugfs /sys/kernel/debug
 	t "the planted-bugs module loads" insmod /lib/modules/fserr_planted.ko
+	# (lockdep reports once per boot: an earlier report would stand in for
+	# the planted one)
+	t "lockdep is on before its plant" grep -q 'debug_locks: *1$' /proc/lockdep_stats
 	t "planted lock_order" sh -c "echo 1 >/sys/kernel/debug/fserr-planted/lock_order"
+	t "... and lockdep's report names the planted locks" sh -c \
+		"dmesg | grep -A 40 'possible circular locking dependency detected' | grep -q planted_b"
 	for bug in WARNING READ_AFTER_FREE CORRUPT_LIST_ADD REFCOUNT_INC_OVERFLOW ARRAY_BOUNDS; do
 		t "LKDTM provoked $bug" sh -c "echo $bug >/sys/kernel/debug/provoke-crash/DIRECT"
 	done
