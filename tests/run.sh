@@ -274,6 +274,7 @@ started=$(date +%s)
 # The commit under test, as it was when the run started.
 commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null)$(
 	[ -z "$(git -C "$top" status --porcelain 2>/dev/null)" ] || echo '+uncommitted changes')
+tree=$(tree_digest "$top")
 echo "== tier $tier, kernels ${kernels[*]}, $slots jobs at a time"
 
 # The jobs: every (kernel, scenario) pair, the slowest first, so that the
@@ -386,7 +387,7 @@ cp "$times" "$runs/times-$tier.tsv"
 {
 	echo "date=$(date -u -d "@$started" '+%Y-%m-%d %H:%M UTC')"
 	echo "commit=$commit"
-	echo "tree=$(tree_digest "$top")"
+	echo "tree=$tree"
 	echo "tier=$tier"
 	echo "kernels=${kernels[*]}"
 	echo "scenarios=${#scenarios[@]}"
