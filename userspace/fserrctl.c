@@ -561,7 +561,11 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("fserrctl %s\n", FSERR_VERSION);
+#ifdef HAVE_LIBSYSTEMD
+			printf("fserrctl %s +systemd\n", FSERR_VERSION);
+#else
+			printf("fserrctl %s -systemd\n", FSERR_VERSION);
+#endif
 			return 0;
 		default:
 			usage(stderr);

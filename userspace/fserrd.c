@@ -1040,6 +1040,7 @@ int main(int argc, char **argv)
 	serve(d, &o, &waiting);
 	fserrd_notify("STOPPING=1");
 	fserrd_log("stop", "signal", stop_signal ? strsignal(stop_signal) : "none", NULL);
+	fserr_monitor_close(d->uevents);
 	fserr_config_free(&d->cfg);
 	fserr_state_free(&d->state);
 	return stop_signal ? 0 : EXIT_FAILURE;

@@ -113,8 +113,9 @@ check "without udev.pc and systemd.pc, the rule and the unit go to $lib/udev/rul
 # (the unit is then Type=exec: nothing would say READY), required with
 # SYSTEMD=yes.
 if pkg-config --exists libsystemd; then
-	check "found, libsystemd is used: fserrd --version says +systemd, the unit is Type=notify" \
+	check "found, libsystemd is used: fserrd and fserrctl --version say +systemd, the unit is Type=notify" \
 		bash -c "'$work/o1/fserrd' --version | grep -q '+systemd\$' &&
+			 '$work/o1/fserrctl' --version | grep -q '+systemd\$' &&
 			 grep -qx Type=notify '$root/lib/systemd/system/fserrd.service'"
 else
 	skip "found, libsystemd is used" "libsystemd-dev is not installed here"
@@ -179,8 +180,9 @@ sys.exit("not in SYNOPSIS: " + ", ".join(bad) if bad else 0)'
 check "the copy's shell tests run from the copy alone" bash -c "
 	'$src/tests/fserrctl-test.sh' '$work/o1/fserrctl' >'$work/copy-tests.log' 2>&1 ||
 		{ cat '$work/copy-tests.log'; exit 1; }"
-check "SYSTEMD=no: fserrctl without libsystemd too; watch --uevents udev says so, exit 1" bash -c "
+check "SYSTEMD=no: fserrctl without libsystemd too, --version says -systemd; watch --uevents udev says so, exit 1" bash -c "
 	! grep -q systemd <<<\"\$(ldd '$work/o3/fserrctl')\" &&
+	grep -q ' -systemd\$' <<<\"\$('$work/o3/fserrctl' --version)\" &&
 	{ '$work/o3/fserrctl' watch --uevents udev >'$work/o3-watch.log' 2>&1; [ \$? = 1 ]; } &&
 	grep -q 'built without libsystemd' '$work/o3-watch.log' || { cat '$work/o3-watch.log'; exit 1; }"
 tap_done
