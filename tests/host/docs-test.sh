@@ -111,10 +111,6 @@ for r in fresh-clone:quick full:full; do
 	if [ -n "$head" ] && [ "${saving%%:*}" = "$head" ] && [[ ,${saving#*:}, == *",${r%:*},"* ]]; then
 		n=$((n + 1))
 		echo "ok $n docs/runs/${r%:*} is a run of what is here now # SKIP it is being made again (FSERR_SAVING_RUN=$saving)"
-	elif [ "$r" = fresh-clone:quick ] && [ ! -e "$top/docs/runs/fresh-clone" ]; then
-		# (none is better than a stale one; tests/fresh-clone.sh saves it)
-		n=$((n + 1))
-		echo "ok $n docs/runs/fresh-clone is a run of what is here now # SKIP none is saved: tests/fresh-clone.sh makes it"
 	else
 		report "docs/runs/${r%:*} is a run of what is here now: ${r#*:} tier, both kernels, every scenario, no failure, of this tree's tests, userspace, series, kernel, qemu and Makefile" \
 			of_now "${r%:*}" "${r#*:}"
