@@ -10,7 +10,7 @@ debs=$top/build/debs
 host_pkgs=(
 	linux-source-6.1 xz-utils git make bc bison flex libssl-dev libelf-dev
 	cpio ccache gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	qemu-system-arm mtools dosfstools e2fsprogs fdisk python3 python3-ply python3-git
+	qemu-system-arm mtools dosfstools e2fsprogs exfatprogs fdisk python3 python3-ply python3-git
 	libmount-dev libsmartcols-dev libsystemd-dev pkgconf clang perl gnuplot-nox debootstrap
 	debhelper lintian
 )
@@ -23,7 +23,7 @@ arm64_pkgs=(libmount-dev:arm64 libblkid-dev:arm64 libsmartcols-dev:arm64 libsyst
 # arm64 packages that are unpacked into the guest, not installed: the
 # shell, and the fsck programs (with their libraries) that fserrd's repair
 # policy runs.
-guest_debs=(busybox-static dosfstools e2fsprogs libext2fs2 libcom-err2 libblkid1 libuuid1)
+guest_debs=(busybox-static dosfstools e2fsprogs exfatprogs libext2fs2 libcom-err2 libblkid1 libuuid1)
 
 say() { printf 'deps: %s\n' "$*"; }
 die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Make the guest's initramfs: busybox-static for arm64 from Debian's package,
 # the guest test programs and fscorrupt cross-compiled statically, fserrd
-# and fserrctl cross-compiled with their libraries, fsck.fat and e2fsck from
+# and fserrctl cross-compiled with their libraries, fsck.fat, e2fsck and exfatprogs (fsck.exfat, mkfs.exfat) from
 # Debian's arm64 packages, the scenarios and benchmarks and /init.
 #
 #   tests/mkinitramfs.sh OUTPUT
@@ -35,7 +35,7 @@ done
 $cc "${cflags[@]}" -o "$work/root/tests/fscorrupt" "$top/tests/fscorrupt/fscorrupt.c"
 
 # fserrd and fserrctl link libmount, which Debian ships only as a shared
-# library, and fserrd's repair runs fsck.fat and e2fsck from Debian's arm64
+# library, and fserrd's repair runs fsck.fat, e2fsck and fsck.exfat from Debian's arm64
 # packages: add the arm64 loader and every library they need, found through
 # readelf in the unpacked packages first, then in the arm64 libraries that
 # 'make deps' installed. No libsystemd here: the busybox guest has no
@@ -44,19 +44,20 @@ PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
 	make -s -C "$top/userspace" O="$top/build/userspace/arm64" CC=$cc SYSTEMD=no WERROR=1 >/dev/null
 mkdir -p "$work/root/lib/aarch64-linux-gnu" "$work/root/usr/sbin" "$work/root/sbin" "$work/fsck"
 cp "$top/build/userspace/arm64/fserrctl" "$top/build/userspace/arm64/fserrd" "$work/root/usr/sbin/"
-for p in dosfstools e2fsprogs libext2fs2 libcom-err2 libblkid1 libuuid1; do
+for p in dosfstools e2fsprogs exfatprogs libext2fs2 libcom-err2 libblkid1 libuuid1; do
 	deb=$(compgen -G "$top/build/debs/${p}_*_arm64.deb" | head -n1) ||
 		die "$p:arm64 is missing: run 'make deps'"
 	dpkg-deb -x "$deb" "$work/fsck"
 done
-for prog in fsck.fat e2fsck; do
+for prog in fsck.fat e2fsck fsck.exfat mkfs.exfat; do
 	src=$(compgen -G "$work/fsck/sbin/$prog" || compgen -G "$work/fsck/usr/sbin/$prog") ||
 		die "$prog is not in the unpacked arm64 packages"
 	cp -L "$src" "$work/root/sbin/$prog"
 done
 # (linked dynamically, as fserrd is: the check that the loader fits libc)
 $cc -O2 -Wall -Werror -o "$work/root/tests/fork_exit" "$top/tests/guest/dynamic/fork_exit.c"
-need=(usr/sbin/fserrctl usr/sbin/fserrd sbin/fsck.fat sbin/e2fsck tests/fork_exit)
+need=(usr/sbin/fserrctl usr/sbin/fserrd sbin/fsck.fat sbin/e2fsck sbin/fsck.exfat sbin/mkfs.exfat
+      tests/fork_exit)
 seen=" "
 while [ ${#need[@]} -gt 0 ]; do
 	file=$work/root/${need[0]}

@@ -71,8 +71,8 @@ static void format_time(long long t, char *buf, size_t size)
 enum { C_MOUNTS, C_TYPE, C_DEVICE, C_DEV, C_FAULT, C_ERRORS, C_FIRST, C_FIRST_ERRNO,
        C_LAST, C_LAST_ERRNO, NR_TABLE_COLUMNS };
 enum { J_MOUNTS, J_TYPE, J_DEVICE, J_DEV, J_SYSFS, J_FAULT, J_ERRORS, J_FAULTS,
-       J_FIRST_TIME, J_LAST_TIME, J_FIRST_ERRNO, J_LAST_ERRNO, J_SUPPRESSED,
-       NR_JSON_COLUMNS };
+       J_FIRST_TIME, J_LAST_TIME, J_FIRST_ERRNO, J_LAST_ERRNO, J_IO_ERRORS,
+       J_SUPPRESSED, NR_JSON_COLUMNS };
 
 static const struct column {
 	const char *name;
@@ -102,6 +102,7 @@ static const struct column {
 	[J_LAST_TIME] = { "last_error_time", 0, SCOLS_JSON_NUMBER },
 	[J_FIRST_ERRNO] = { "first_errno", 0, SCOLS_JSON_NUMBER },
 	[J_LAST_ERRNO] = { "last_errno", 0, SCOLS_JSON_NUMBER },
+	[J_IO_ERRORS] = { "io_error_count", 0, SCOLS_JSON_NUMBER },
 	[J_SUPPRESSED] = { "uevents_suppressed", 0, SCOLS_JSON_NUMBER },
 };
 
@@ -241,6 +242,9 @@ static int status_one(const struct fserr_fs *fs, void *data)
 		set(ctx, ln, J_LAST_TIME, "%lld", fs->last_error_time);
 		set(ctx, ln, J_FIRST_ERRNO, "%d", fs->first_errno);
 		set(ctx, ln, J_LAST_ERRNO, "%d", fs->last_errno);
+		/* (null where the kernel does not say: series v3) */
+		if (fs->io_error_count >= 0)
+			set(ctx, ln, J_IO_ERRORS, "%lld", fs->io_error_count);
 		set(ctx, ln, J_SUPPRESSED, "%llu", fs->uevents_suppressed);
 	} else {
 		fserr_mounts_of(ctx->tb, fs->dev, ",", mounts, sizeof(mounts));

@@ -216,6 +216,8 @@ static void act_exec(struct fserrd *d, const struct fserr_action *a,
 	ENV("FSERR_LAST_ERRNO=%d", f->fs.last_errno);
 	ENV("FSERR_FIRST_ERROR_TIME=%lld", f->fs.first_error_time);
 	ENV("FSERR_LAST_ERROR_TIME=%lld", f->fs.last_error_time);
+	if (f->fs.io_error_count >= 0)
+		ENV("FSERR_IO_ERROR_COUNT=%lld", f->fs.io_error_count);
 #undef ENV
 	envp[n] = NULL;
 	err = fserrd_run(a->argv, envp, -1, 0, d->cfg.exec_timeout, &status, &timed_out);

@@ -37,6 +37,12 @@ static const char *num(char *buf, size_t size, long long v)
 	return buf;
 }
 
+/* io_error_count for a log line: "-" where the kernel does not say */
+static const char *io_errors(char *buf, size_t size, const struct fserr_fs *fs)
+{
+	return fs->io_error_count < 0 ? "-" : num(buf, size, fs->io_error_count);
+}
+
 /* Stop (SIGSTOP) here if the saved step is the one --pause-before named. */
 static void pause_point(struct fserrd *d)
 {
@@ -870,12 +876,11 @@ static enum fserrd_repair_plan plan_repair(struct fserrd *d, const struct fserrd
 	/*
 	 * An I/O error of the device (EIO) is not something fsck can mend:
 	 * on a failing card it reads metadata that may come back wrong and
-	 * writes over what is left. A directory block FAT could not read can
-	 * also be reported as a corrupted directory (EUCLEAN) after the EIO,
-	 * so either errno may be the EIO. (Only the first and the last are
-	 * kept: an EIO between two corruptions is not seen.)
+	 * writes over what is left. A directory block FAT could not read is
+	 * also reported as a corrupted directory (EUCLEAN) after the EIO, so
+	 * the EIO can be any of the errors: io_error_count counts them all.
 	 */
-	if (f->fs.first_errno == EIO || f->fs.last_errno == EIO)
+	if (fserr_fs_io_failed(&f->fs))
 		return FSERRD_REPAIR_MEDIA_ERROR;
 	if (fserr_state_repairs_since(&d->state, MAJMIN(dev), time(NULL)) >= d->cfg.repair_limit)
 		return FSERRD_REPAIR_OVER_LIMIT;
@@ -990,7 +995,7 @@ void fserrd_repair_not_saved(struct fserrd *d)
 static int take_down(struct fserrd *d, const struct fserrd_fault *f)
 {
 	dev_t dev = f->fs.dev;
-	char devno[32], msg[PATH_MAX + 1200], why[PATH_MAX + 1024];
+	char devno[32], msg[PATH_MAX + 1200], why[PATH_MAX + 1024], buf[32];
 	struct fserr_fs now;
 	int fd, sync_fd;
 	ssize_t i;
@@ -1015,11 +1020,11 @@ static int take_down(struct fserrd *d, const struct fserrd_fault *f)
 	 * The flush may have met a failing device: the media-error rule holds
 	 * for what fserr says now, not only for what it said at the fault.
 	 */
-	if (live_superblock(d, dev, &now) &&
-	    (now.first_errno == EIO || now.last_errno == EIO)) {
+	if (live_superblock(d, dev, &now) && fserr_fs_io_failed(&now)) {
 		fserrd_log("media-error", "dev", devno, "device", f->source,
 			   "first_error", fserr_errno_name(now.first_errno),
 			   "last_error", fserr_errno_name(now.last_errno),
+			   "io_errors", io_errors(buf, sizeof(buf), &now),
 			   "when", "flushing before the unmount", "policy", "remount-ro", NULL);
 		abandon_repair(d, dev);
 		return fserrd_remount_ro(f, "the device returned an I/O error (EIO) while flushing: "
@@ -1122,6 +1127,7 @@ static int repair(struct fserrd *d, const struct fserrd_fault *f)
 		fserrd_log("media-error", "dev", devno, "device", f->source,
 			   "first_error", fserr_errno_name(f->fs.first_errno),
 			   "last_error", fserr_errno_name(f->fs.last_errno),
+			   "io_errors", io_errors(buf, sizeof(buf), &f->fs),
 			   "policy", "remount-ro", NULL);
 		return fserrd_remount_ro(f, "the device returned an I/O error (EIO): "
 			       "not checked, fsck on a failing medium can make it worse") < 0 ? -1 : 0;

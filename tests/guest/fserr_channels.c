@@ -366,6 +366,36 @@ TEST_F(fs, poll_wakes_on_error_and_clear)
 	close(pfd.fd);
 }
 
+/*
+ * The volume's identity as blkid prints it, read from the device: FAT's
+ * serial number (at 0x43 of the boot sector for FAT32, whose 16-bit FAT
+ * size at 0x16 is 0, else at 0x27) as XXXX-XXXX, ext2's s_uuid (at 104 of
+ * the superblock at 1024) as 8-4-4-4-12.  0 or -1.
+ */
+static int volume_uuid(char *out, size_t size)
+{
+	unsigned char b[1024 + 120];
+	int fd = open(env("FSERR_DEV"), O_RDONLY);
+	ssize_t n = fd >= 0 ? pread(fd, b, sizeof(b), 0) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)sizeof(b))
+		return -1;
+	if (records_errors()) {
+		const unsigned char *u = b + 1024 + 104;
+
+		snprintf(out, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+			 "%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5],
+			 u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	} else {
+		const unsigned char *v = (b[0x16] | b[0x17]) ? b + 0x27 : b + 0x43;
+
+		snprintf(out, size, "%02X%02X-%02X%02X", v[3], v[2], v[1], v[0]);
+	}
+	return 0;
+}
+
 /* Exactly one uevent for the transition, with the documented variables. */
 TEST_F(fs, one_uevent_with_identity)
 {
@@ -398,6 +428,9 @@ TEST_F(fs, one_uevent_with_identity)
 	EXPECT_EQ(strspn(uevent_var(msg, len, "FS_ERROR_COUNT"), "0123456789"),
 		  strlen(uevent_var(msg, len, "FS_ERROR_COUNT")));
 	EXPECT_STREQ("0", uevent_var(msg, len, "FS_UEVENTS_SUPPRESSED"));
+	EXPECT_STREQ("1", uevent_var(msg, len, "FS_FAULT_COUNT"));
+	ASSERT_EQ(0, volume_uuid(num, sizeof(num)));
+	EXPECT_STREQ(num, uevent_var(msg, len, "UUID"));
 }
 
 /*
@@ -453,6 +486,150 @@ TEST_F_TIMEOUT(fs, storm_one_uevent_exact_counts, 1800)
 	TH_LOG("storm of %d errors: %d fanotify events carried %lld errors", storm, events, fan_errors);
 	EXPECT_LE(1, events);
 	EXPECT_EQ(read_attr("error_count"), fan_errors);
+}
+
+static bool mounted_ro(void);
+
+/*
+ * FAT's error in a file's cluster chain names the file: the fanotify event
+ * carries its file handle (series v3 gave every event FILEID_INVALID), and
+ * the handle opens the victim.  ext2 reports its errors for the superblock.
+ */
+TEST_F(fs, fanotify_names_the_file)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	struct fanotify_event_info_fid *fid = NULL;
+	struct fanotify_event_metadata *ev;
+	struct file_handle *fh;
+	struct stat want, got;
+	int fan, mfd, fd, n = 0, i;
+	char path[PATH_MAX];
+
+	if (strcmp(env("FSERR_FAMILY"), "fat"))
+		SKIP(return, "%s reports its errors for the superblock", env("FSERR_FSTYPE"));
+	snprintf(path, sizeof(path), MNT "/%s", env("FSERR_VICTIM"));
+	ASSERT_EQ(0, stat(path, &want));
+	fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK, O_RDONLY);
+	ASSERT_LE(0, fan);
+	ASSERT_EQ(0, fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+				   FAN_FS_ERROR, AT_FDCWD, MNT));
+	ASSERT_EQ(1, trigger(1));
+	for (i = 0; i < 30 && n <= 0; i++) {
+		n = read(fan, buf, sizeof(buf));
+		if (n <= 0)
+			usleep(100000);
+	}
+	ASSERT_LT(0, n);
+	ev = (void *)buf;
+	ASSERT_TRUE(FAN_EVENT_OK(ev, n));
+	for (char *rec = (char *)(ev + 1); rec < (char *)ev + ev->event_len;) {
+		struct fanotify_event_info_header *h = (void *)rec;
+
+		if (h->info_type == FAN_EVENT_INFO_TYPE_FID)
+			fid = (void *)h;
+		rec += h->len;
+	}
+	close(fan);
+	ASSERT_NE(NULL, fid);
+	fh = (struct file_handle *)fid->handle;
+	TH_LOG("handle type %d, %u bytes", fh->handle_type, fh->handle_bytes);
+	ASSERT_NE(0xff, fh->handle_type);	/* FILEID_INVALID */
+	ASSERT_LT(0U, fh->handle_bytes);
+	mfd = open(MNT, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, mfd);
+	fd = open_by_handle_at(mfd, fh, O_PATH);
+	ASSERT_LE(0, fd) {
+		TH_LOG("open_by_handle_at: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, fstat(fd, &got));
+	EXPECT_EQ(want.st_ino, got.st_ino);
+	close(fd);
+	close(mfd);
+}
+
+/* The mount's line in mountinfo, or NULL (@buf holds the file). */
+static char *mountinfo_line(char *buf, size_t size)
+{
+	char *line, *save = NULL;
+
+	if (read_file("/proc/self/mountinfo", buf, size) <= 0)
+		return NULL;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char root[PATH_MAX], point[PATH_MAX];
+
+		if (sscanf(line, "%*d %*d %*s %4095s %4095s", root, point) == 2 &&
+		    !strcmp(point, MNT))
+			return line;
+	}
+	return NULL;
+}
+
+/*
+ * While fs_fault is 1 every mount of the filesystem shows the optional
+ * field fs_fault:<fault_count> in mountinfo, before the "-" separator; it
+ * goes with a clear and comes back with the next count.
+ */
+TEST_F(fs, mountinfo_field)
+{
+	char buf[65536], *line;
+
+	line = mountinfo_line(buf, sizeof(buf));
+	ASSERT_NE(NULL, line);
+	EXPECT_EQ(NULL, strstr(line, " fs_fault:"));
+	ASSERT_EQ(1, trigger(1));
+	ASSERT_EQ(1, read_attr("fs_fault"));
+	line = mountinfo_line(buf, sizeof(buf));
+	ASSERT_NE(NULL, line);
+	TH_LOG("%s", line);
+	ASSERT_NE(NULL, strstr(line, " fs_fault:1 "));
+	EXPECT_LT(strstr(line, " fs_fault:1 "), strstr(line, " - "));
+	ASSERT_EQ(0, write_attr("fs_fault", "0"));
+	line = mountinfo_line(buf, sizeof(buf));
+	ASSERT_NE(NULL, line);
+	EXPECT_EQ(NULL, strstr(line, " fs_fault:"));
+	ASSERT_EQ(1, trigger(1));
+	line = mountinfo_line(buf, sizeof(buf));
+	ASSERT_NE(NULL, line);
+	EXPECT_NE(NULL, strstr(line, " fs_fault:2 "));
+}
+
+/*
+ * notify is parsed by the VFS for every fserr family: a value is refused
+ * with EINVAL and changes nothing; the filesystem never sees the option;
+ * a remount without it keeps the setting, nonotify turns it off.
+ */
+TEST_F(fs, notify_option_generic)
+{
+	char buf[8192];
+
+	ASSERT_LT(0, read_file("/proc/self/mounts", buf, sizeof(buf)));
+	ASSERT_NE(NULL, strstr(buf, ",notify"));
+	EXPECT_EQ(-1, mount(NULL, MNT, NULL, MS_REMOUNT | (mounted_ro() ? MS_RDONLY : 0),
+			    "notify=1"));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_LT(0, read_file("/proc/self/mounts", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, ",notify"));
+	/* a remount that does not name it keeps it */
+	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT | (mounted_ro() ? MS_RDONLY : 0),
+			   mount_opts(false)));
+	ASSERT_LT(0, read_file("/proc/self/mounts", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, ",notify"));
+	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT | (mounted_ro() ? MS_RDONLY : 0),
+			   "nonotify"));
+	ASSERT_LT(0, read_file("/proc/self/mounts", buf, sizeof(buf)));
+	EXPECT_EQ(NULL, strstr(buf, ",notify"));
+	ASSERT_EQ(1, trigger(1));
+	EXPECT_EQ(0, uevent_count(self->uevents, 1500, NULL, NULL));
+	/* the transition nobody announced is counted */
+	EXPECT_EQ(1, read_attr("uevents_suppressed"));
+}
+
+/* io_error_count: corruption alone counts none (the triggers report EUCLEAN). */
+TEST_F(fs, io_error_count)
+{
+	ASSERT_EQ(0, read_attr("io_error_count"));
+	ASSERT_EQ(2, trigger(2));
+	EXPECT_EQ(atoll(env("FSERR_ERRNO")) == 117 ? 0 : 2, read_attr("io_error_count"));
 }
 
 /* Clear, then error again faster than the interval: one uevent, rest counted. */
@@ -578,13 +755,14 @@ static bool mounted_ro(void)
 }
 
 /*
- * A remount keeps fs_fault, unless it takes the filesystem from read-only
- * to read-write (the administrator's "repaired, back in service" step);
- * the counters are always kept.  The first remount changes nothing: read-
- * write stays read-write, and where the error made the filesystem
- * read-only (errors=remount-ro) read-only stays read-only.
+ * No remount clears fs_fault, not even one from read-only to read-write
+ * (series v3 cleared it there, so an error met while read-only was lost
+ * when the boot remounted the root read-write); the counters are kept.  The
+ * first remount changes nothing: read-write stays read-write, and where the
+ * error made the filesystem read-only (errors=remount-ro) read-only stays
+ * read-only.  Only root writing 0 clears it.
  */
-TEST_F(fs, remount_keeps_fault_until_ro_to_rw)
+TEST_F(fs, remount_keeps_fault)
 {
 	ASSERT_EQ(2, trigger(2));
 	ASSERT_EQ(1, read_attr("fs_fault"));
@@ -598,14 +776,12 @@ TEST_F(fs, remount_keeps_fault_until_ro_to_rw)
 	EXPECT_EQ(1, read_attr("fs_fault"));
 	ASSERT_EQ(0, mount(NULL, MNT, NULL, MS_REMOUNT, mount_opts(true)));
 	EXPECT_FALSE(mounted_ro());
-	if (records_errors()) {
-		/* ext2 reports its unrepaired record again when it goes rw */
-		EXPECT_EQ(1, read_attr("fs_fault"));
-		EXPECT_EQ(3, read_attr("error_count"));
-	} else {
-		EXPECT_EQ(0, read_attr("fs_fault"));
-		EXPECT_EQ(2, read_attr("error_count"));
-	}
+	EXPECT_EQ(1, read_attr("fs_fault"));
+	/* ext2 reports its unrepaired record again when it goes rw */
+	EXPECT_EQ(records_errors() ? 3 : 2, read_attr("error_count"));
+	EXPECT_EQ(1, read_attr("fault_count"));
+	ASSERT_EQ(0, write_attr("fs_fault", "0"));
+	EXPECT_EQ(0, read_attr("fs_fault"));
 }
 
 /*

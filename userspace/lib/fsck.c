@@ -6,21 +6,27 @@
 
 bool fserr_fsck_argv(const char *fstype, const char *device, char *argv[5])
 {
+	int n = 0;
+
 	if (!strcmp(fstype, "vfat") || !strcmp(fstype, "msdos")) {
-		argv[0] = "fsck.fat";
-		argv[1] = "-a";
-		argv[2] = "-w";
+		argv[n++] = "fsck.fat";
+		argv[n++] = "-a";
+		argv[n++] = "-w";
 	} else if (!strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") ||
 		   !strcmp(fstype, "ext4")) {
 		/* -f: the kernel saw an error, check even if the fs says clean */
-		argv[0] = "e2fsck";
-		argv[1] = "-p";
-		argv[2] = "-f";
+		argv[n++] = "e2fsck";
+		argv[n++] = "-p";
+		argv[n++] = "-f";
+	} else if (!strcmp(fstype, "exfat")) {
+		/* exfatprogs: -p repairs what is safe without asking */
+		argv[n++] = "fsck.exfat";
+		argv[n++] = "-p";
 	} else {
 		return false;
 	}
-	argv[3] = (char *)device;
-	argv[4] = NULL;
+	argv[n++] = (char *)device;
+	argv[n] = NULL;
 	return true;
 }
 
@@ -28,7 +34,7 @@ bool fserr_fsck_opens_exclusively(const char *program)
 {
 	const char *name = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
 
-	return !strcmp(name, "e2fsck");
+	return !strcmp(name, "e2fsck") || !strcmp(name, "fsck.exfat");
 }
 
 /*
@@ -36,7 +42,7 @@ bool fserr_fsck_opens_exclusively(const char *program)
  * a usage or operational error. e2fsck's status is a bit mask: 1 errors
  * corrected, 2 corrected and the system should be rebooted (3 is both), 4
  * errors left uncorrected, 8 operational error, 16 usage, 32 cancelled,
- * 128 shared library error.
+ * 128 shared library error. fsck.exfat uses e2fsck's values.
  */
 const char *fserr_fsck_outcome(const char *program, int status, bool timed_out)
 {

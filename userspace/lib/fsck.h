@@ -9,16 +9,17 @@
 
 /*
  * The fsck command for @fstype on @device, to run unattended: fsck.fat
- * -a -w for vfat and msdos, e2fsck -p -f for ext2, ext3 and ext4. argv[0]
- * is the program's name, not its path. false for any other type.
+ * -a -w for vfat and msdos, e2fsck -p -f for ext2, ext3 and ext4,
+ * fsck.exfat -p for exfat. argv[0] is the program's name, not its path.
+ * false for any other type.
  */
 bool fserr_fsck_argv(const char *fstype, const char *device, char *argv[5]);
 
 /*
  * Does @program (a name or a path) open the device exclusively itself?
- * e2fsck does (O_EXCL), fsck.fat does not: fserrd keeps its own exclusive
- * hold on the device while fsck.fat runs, and must let go of it for
- * e2fsck.
+ * e2fsck and fsck.exfat do (O_EXCL), fsck.fat does not: fserrd keeps its
+ * own exclusive hold on the device while fsck.fat runs, and must let go of
+ * it for the others.
  */
 bool fserr_fsck_opens_exclusively(const char *program);
 

@@ -126,7 +126,23 @@ int fserr_fs_read(const char *dir, struct fserr_fs *fs)
 		else
 			*(long long *)((char *)fs + attrs[i].offset) = v;
 	}
+	/* (new in series v4: absent, not junk, on an older kernel) */
+	err = read_number(dir, "io_error_count", &v);
+	if (err == -ENOENT)
+		v = -1;
+	else if (err)
+		return err;
+	else if (v < 0)
+		return -EINVAL;
+	fs->io_error_count = v;
 	return 0;
+}
+
+bool fserr_fs_io_failed(const struct fserr_fs *fs)
+{
+	if (fs->io_error_count >= 0)
+		return fs->io_error_count > 0;
+	return fs->first_errno == EIO || fs->last_errno == EIO;
 }
 
 /*

@@ -10,6 +10,7 @@
 
 #include <libmount/libmount.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct fserr_fs {
@@ -24,6 +25,7 @@ struct fserr_fs {
 	long long first_error_time, last_error_time;
 	int first_errno, last_errno;
 	unsigned long long uevents_suppressed;
+	long long io_error_count;	/* -1: not told (a kernel before v4) */
 };
 
 /* Read the state in @dir. Returns 0, or -errno (-EINVAL for junk content). */
@@ -44,6 +46,14 @@ int fserr_fs_scan(const char *sysfs_fs,
  * 0, or -ENOENT if no mounted filesystem of @dev has one.
  */
 int fserr_fs_find(const char *sysfs_fs, dev_t dev, struct fserr_fs *out);
+
+/*
+ * Whether the device failed a read or a write since @fs was mounted: its
+ * io_error_count, or where the kernel does not have that (series v3), an
+ * EIO as the first or the last error (an EIO between two others is not
+ * seen then).
+ */
+bool fserr_fs_io_failed(const struct fserr_fs *fs);
 
 /* The symbolic name of an errno that fserr reports; "-" for 0. */
 const char *fserr_errno_name(int e);

@@ -9,12 +9,12 @@
 
 /* The variables fserr's uevent carries, and where each one goes. */
 enum field { F_ACTION, F_DEVPATH, F_SUBSYSTEM, F_FS_FAULT, F_FS_TYPE, F_FS_ID,
-	     F_FS_DEV, F_UUID, F_FS_ERRNO, F_FS_ERROR_COUNT,
+	     F_FS_DEV, F_UUID, F_FS_ERRNO, F_FS_ERROR_COUNT, F_FS_FAULT_COUNT,
 	     F_FS_UEVENTS_SUPPRESSED, F_COUNT };
 
 static const char *const field_names[F_COUNT] = {
 	"ACTION", "DEVPATH", "SUBSYSTEM", "FS_FAULT", "FS_TYPE", "FS_ID",
-	"FS_DEV", "UUID", "FS_ERRNO", "FS_ERROR_COUNT",
+	"FS_DEV", "UUID", "FS_ERRNO", "FS_ERROR_COUNT", "FS_FAULT_COUNT",
 	"FS_UEVENTS_SUPPRESSED",
 };
 
@@ -136,6 +136,10 @@ int fserr_uevent_parse(const char *buf, size_t len, struct fserr_uevent *ev)
 	ev->fs_errno = n;
 	if (values[F_FS_ERROR_COUNT] &&
 	    parse_number(values[F_FS_ERROR_COUNT], ~0ULL, &ev->error_count))
+		return -EINVAL;
+	/* (since series v4) */
+	if (values[F_FS_FAULT_COUNT] &&
+	    parse_number(values[F_FS_FAULT_COUNT], ~0ULL, &ev->fault_count))
 		return -EINVAL;
 	if (values[F_FS_UEVENTS_SUPPRESSED] &&
 	    parse_number(values[F_FS_UEVENTS_SUPPRESSED], ~0ULL, &ev->suppressed))

@@ -24,6 +24,7 @@ struct fserr_uevent {
 	unsigned int major, minor;
 	int fs_errno;		/* positive, the error that raised the fault */
 	unsigned long long error_count;
+	unsigned long long fault_count;	/* 0 when not sent (series v3) */
 	unsigned long long suppressed;
 };
 

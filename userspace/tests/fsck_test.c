@@ -31,6 +31,11 @@ TEST(commands)
 	EXPECT_STREQ("e2fsck", argv[0]);
 	EXPECT_STREQ("-p", argv[1]);
 	EXPECT_STREQ("-f", argv[2]);
+	ASSERT_TRUE(fserr_fsck_argv("exfat", "/dev/y", argv));
+	EXPECT_STREQ("fsck.exfat", argv[0]);
+	EXPECT_STREQ("-p", argv[1]);
+	EXPECT_STREQ("/dev/y", argv[2]);
+	EXPECT_EQ(NULL, argv[3]);
 	EXPECT_FALSE(fserr_fsck_argv("xfs", "/dev/x", argv));
 	EXPECT_FALSE(fserr_fsck_argv("", "/dev/x", argv));
 }
@@ -55,6 +60,18 @@ TEST(e2fsck_status)
 	EXPECT_EQ(NULL, outcome("/sbin/e2fsck", 8));
 	EXPECT_EQ(NULL, outcome("/sbin/e2fsck", 12));
 	EXPECT_EQ(NULL, outcome("/sbin/e2fsck", 32));
+}
+
+/* fsck.exfat (exfatprogs) takes e2fsck's values; it opens the device O_EXCL */
+TEST(fsck_exfat)
+{
+	EXPECT_STREQ("clean", outcome("/sbin/fsck.exfat", 0));
+	EXPECT_STREQ("repaired", outcome("fsck.exfat", 1));
+	EXPECT_EQ(NULL, outcome("fsck.exfat", 4));
+	EXPECT_EQ(NULL, outcome("fsck.exfat", 8));
+	EXPECT_TRUE(fserr_fsck_opens_exclusively("/usr/sbin/fsck.exfat"));
+	EXPECT_TRUE(fserr_fsck_opens_exclusively("e2fsck"));
+	EXPECT_FALSE(fserr_fsck_opens_exclusively("fsck.fat"));
 }
 
 TEST(killed_or_timed_out)

@@ -34,6 +34,7 @@ fake_fs() { # FAMILY ID FAULT FAULT_COUNT
 	echo 1764700100 >"$d/last_error_time"
 	echo 117 >"$d/first_errno"
 	echo 5 >"$d/last_errno"
+	echo 1 >"$d/io_error_count"
 	echo 0 >"$d/uevents_suppressed"
 }
 
@@ -68,7 +69,7 @@ stop() {
 	return $rc
 }
 
-tap_plan 50
+tap_plan 52
 : >"$work/conf"
 man=$(dirname "$0")/../man/fserrd.8
 check "--help and fserrd.8 name the same options" bash -c \
@@ -146,17 +147,34 @@ check "repair of a filesystem not mounted here says so and changes nothing" wait
 	'remount-ro-impossible .*why="not mounted in this mount namespace"'
 # (the fake's last errno is EIO: a device that failed I/O is not checked)
 check "repair after an EIO: media-error, remount-ro instead of fsck" wait_for "$work/log6" \
-	'media-error dev=4000:7 device=sdz1 first_error=EUCLEAN last_error=EIO policy=remount-ro$'
+	'media-error dev=4000:7 device=sdz1 first_error=EUCLEAN last_error=EIO io_errors=1 policy=remount-ro$'
 stop
 # corruption alone (EUCLEAN, twice): no media-error
 echo 117 >"$work/sys/fat/sdz1/last_errno"
+echo 0 >"$work/sys/fat/sdz1/io_error_count"
 echo 6 >"$work/sys/fat/sdz1/fault_count"
 start "$work/log6b"
 check "repair after corruption alone: acted on, and no media-error" bash -c \
 	"$(declare -f wait_for); wait_for '$work/log6b' 'remount-ro-impossible|repair-unsupported' &&
 	 ! grep media-error '$work/log6b'"
 stop
+# an EIO between two corruptions: first and last say EUCLEAN, the count
+# says the device failed a read (a kernel of series v4)
+echo 1 >"$work/sys/fat/sdz1/io_error_count"
+echo 7 >"$work/sys/fat/sdz1/fault_count"
+start "$work/log6c"
+check "repair after an EIO between two corruptions (io_error_count): media-error" wait_for "$work/log6c" \
+	'media-error dev=4000:7 device=sdz1 first_error=EUCLEAN last_error=EUCLEAN io_errors=1 policy=remount-ro$'
+stop
+# a kernel without io_error_count (series v3): first and last errno decide
 echo 5 >"$work/sys/fat/sdz1/last_errno"
+rm "$work/sys/fat/sdz1/io_error_count"
+echo 8 >"$work/sys/fat/sdz1/fault_count"
+start "$work/log6d"
+check "repair on a kernel without io_error_count: the last EIO is a media-error" wait_for "$work/log6d" \
+	'media-error dev=4000:7 device=sdz1 first_error=EUCLEAN last_error=EIO io_errors=- policy=remount-ro$'
+stop
+echo 1 >"$work/sys/fat/sdz1/io_error_count"
 
 # SIGHUP: a broken file is refused and the old policy stays
 printf 'default log\n' >"$work/conf"
