@@ -1,5 +1,6 @@
 #!/bin/bash
-# Claims that the review of series v2 found false, searched for in every
+# Claims that the reviews of series v2 and v3 found false (or that v4 made
+# false), searched for in every
 # patch of a series (commit messages, code comments, documentation); any
 # hit fails. Run by kernel/check-series.sh; give it another folder to check
 # an older series (git worktree or git archive of an earlier commit).
@@ -18,8 +19,11 @@ reach only the initial	uevents reach every network namespace owned by the initia
 reached with (sbi->s_lock|a spinlock) held	ext2_error() sleeps (ext2_sync_super); ext2_get_group_desc() WARNs, it does not call ext2_error()
 every change from 0 to 1 and from 1 to 0 wakes	poll wake-ups may be merged
 KernelVersion:[[:space:]]+6\.1	the series is not merged in any kernel version
-0 after mount and remount	a remount keeps fs_fault, except read-only to read-write
-after \(re\)mount	a remount keeps fs_fault, except read-only to read-write
+0 after mount and remount	no remount clears fs_fault (series v4)
+after \(re\)mount	no remount clears fs_fault (series v4)
+read-only to read-write,? (which )?clears	no remount clears fs_fault, not one from read-only to read-write either (series v4)
+also when the filesystem passed an inode	a report with an inode, from a context that may sleep, carries its file handle (series v4)
+16 entries per superblock	the pending ring has 8 entries (series v4)
 END
 )
 

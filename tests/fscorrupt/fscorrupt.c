@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fscorrupt: make named, deterministic corruptions of FAT12/16/32 and ext2
+ * fscorrupt: make named, deterministic corruptions of FAT12/16/32, exFAT and ext2
  * images (or of one partition of an MBR-partitioned card image), so that a
  * kernel under test finds real errors through its normal code paths.
  *
@@ -656,6 +656,249 @@ static void random_corrupt(struct vol *v, uint64_t seed, unsigned int count)
 	}
 }
 
+/* --------------------------------------------------------------- exFAT */
+
+struct exfat {
+	struct vol *v;
+	uint32_t sector_bytes;
+	uint32_t cluster_bytes;
+	uint64_t fat_off;		/* first FAT */
+	uint32_t fat_bytes;
+	uint32_t nr_fats;
+	uint64_t heap_off;		/* cluster 2 */
+	uint32_t nr_clusters;
+	uint32_t root_cluster;
+	uint32_t serial;
+};
+
+#define EXFAT_EOC	0xffffffffu
+#define EXFAT_NO_FAT_CHAIN	0x02	/* stream extension flag */
+
+static bool exfat_probe(struct vol *v, struct exfat *x)
+{
+	uint8_t bs[512];
+
+	vol_read(v, 0, bs, sizeof(bs));
+	if (memcmp(bs + 3, "EXFAT   ", 8) || bs[510] != 0x55 || bs[511] != 0xaa)
+		return false;
+	if (bs[0x6c] < 9 || bs[0x6c] > 12 || bs[0x6c] + bs[0x6d] > 25 ||
+	    (bs[0x6e] != 1 && bs[0x6e] != 2))
+		die("corrupted exFAT boot sector: sector shift %u, cluster shift %u, %u FATs",
+		    bs[0x6c], bs[0x6d], bs[0x6e]);
+	memset(x, 0, sizeof(*x));
+	x->v = v;
+	x->sector_bytes = 1u << bs[0x6c];
+	x->cluster_bytes = x->sector_bytes << bs[0x6d];
+	x->fat_off = (uint64_t)le32(bs + 0x50) * x->sector_bytes;
+	x->fat_bytes = le32(bs + 0x54) * x->sector_bytes;
+	x->nr_fats = bs[0x6e];
+	x->heap_off = (uint64_t)le32(bs + 0x58) * x->sector_bytes;
+	x->nr_clusters = le32(bs + 0x5c);
+	x->root_cluster = le32(bs + 0x60);
+	x->serial = le32(bs + 0x64);
+	if ((uint64_t)(x->nr_clusters + 2) * 4 > x->fat_bytes)
+		die("corrupted exFAT boot sector: %u clusters do not fit a FAT of %u bytes",
+		    x->nr_clusters, x->fat_bytes);
+	return true;
+}
+
+static bool exfat_valid(const struct exfat *x, uint32_t cl)
+{
+	return cl >= 2 && cl < x->nr_clusters + 2;
+}
+
+static uint32_t exfat_fat_get(const struct exfat *x, uint32_t cl)
+{
+	uint8_t b[4];
+
+	vol_read(x->v, x->fat_off + (uint64_t)cl * 4, b, 4);
+	return le32(b);
+}
+
+/* Both FATs, as fat_set() does (exFAT's second FAT exists only for TexFAT) */
+static void exfat_fat_set(const struct exfat *x, uint32_t cl, uint32_t val)
+{
+	uint8_t b[4];
+	uint32_t i;
+
+	put_le32(b, val);
+	for (i = 0; i < x->nr_fats; i++)
+		vol_write(x->v, x->fat_off + (uint64_t)i * x->fat_bytes + (uint64_t)cl * 4, b, 4);
+}
+
+static uint64_t exfat_cluster_off(const struct exfat *x, uint32_t cl)
+{
+	return x->heap_off + (uint64_t)(cl - 2) * x->cluster_bytes;
+}
+
+/* A file or directory found by exfat_lookup(): its stream extension */
+struct exfat_file {
+	uint32_t first_cluster;
+	uint64_t size;
+	bool fat_chain;		/* NoFatChain clear: its clusters are linked in the FAT */
+	bool is_dir;
+};
+
+/*
+ * The next cluster of a directory: the FAT's link, or the next one for a
+ * contiguous (NoFatChain) directory of @clusters clusters. 0 at the end.
+ */
+static uint32_t exfat_dir_next(const struct exfat *x, const struct exfat_file *dir,
+			       uint32_t cl, uint32_t *left)
+{
+	uint32_t next;
+
+	if (!dir->fat_chain)
+		return --*left ? cl + 1 : 0;
+	next = exfat_fat_get(x, cl);
+	if (next == EXFAT_EOC)
+		return 0;
+	if (!exfat_valid(x, next) || !--*left)
+		die("corrupted image: directory cluster chain broken at cluster %u", cl);
+	return next;
+}
+
+/* Whether the UTF-16LE @name16 of @len characters is @name (ASCII, any case) */
+static bool exfat_name_is(const uint8_t *name16, unsigned int len, const char *name)
+{
+	unsigned int i;
+
+	if (strlen(name) != len)
+		return false;
+	for (i = 0; i < len; i++)
+		if (name16[2 * i + 1] || toupper(name16[2 * i]) != toupper((unsigned char)name[i]))
+			return false;
+	return true;
+}
+
+/* Find @name in @dir; the offset of its file entry in *@entry_off. */
+static bool exfat_lookup_in(const struct exfat *x, const struct exfat_file *dir,
+			    const char *name, struct exfat_file *out, uint64_t *entry_off)
+{
+	uint32_t cl = dir->first_cluster, left;
+	uint32_t per_cluster = x->cluster_bytes / 32, i;
+	uint8_t *buf = malloc(x->cluster_bytes), name16[2 * 255];
+	bool found = false;
+
+	if (!buf)
+		die("out of memory");
+	left = dir->fat_chain ? x->nr_clusters :
+	       (uint32_t)((dir->size + x->cluster_bytes - 1) / x->cluster_bytes);
+	while (cl && !found) {
+		if (!exfat_valid(x, cl))
+			die("corrupted image: directory cluster %u is out of range", cl);
+		vol_read(x->v, exfat_cluster_off(x, cl), buf, x->cluster_bytes);
+		for (i = 0; i < per_cluster && !found; i++) {
+			const uint8_t *e = buf + 32 * i, *st;
+			unsigned int secondary = e[1], namelen, j, got = 0;
+
+			if (e[0] == 0x00)
+				goto out;		/* end of directory */
+			if (e[0] != 0x85)
+				continue;
+			/* (an entry set that crosses a cluster is not looked into) */
+			if (i + 1 + secondary > per_cluster || secondary < 2)
+				continue;
+			st = e + 32;
+			if (st[0] != 0xc0)
+				continue;
+			namelen = st[3];
+			for (j = 2; j <= secondary && got < namelen; j++) {
+				const uint8_t *ne = e + 32 * j;
+				unsigned int n = namelen - got < 15 ? namelen - got : 15;
+
+				if (ne[0] != 0xc1)
+					break;
+				memcpy(name16 + 2 * got, ne + 2, 2 * n);
+				got += n;
+			}
+			if (got != namelen || !exfat_name_is(name16, namelen, name))
+				continue;
+			out->first_cluster = le32(st + 20);
+			out->size = le32(st + 24) | (uint64_t)le32(st + 28) << 32;
+			out->fat_chain = !(st[1] & EXFAT_NO_FAT_CHAIN);
+			out->is_dir = le16(e + 4) & 0x10;
+			*entry_off = exfat_cluster_off(x, cl) + 32 * i;
+			found = true;
+		}
+		if (!found)
+			cl = exfat_dir_next(x, dir, cl, &left);
+	}
+out:
+	free(buf);
+	return found;
+}
+
+static void exfat_lookup(const struct exfat *x, const char *path, struct exfat_file *out)
+{
+	struct exfat_file dir = { .first_cluster = x->root_cluster, .fat_chain = true,
+				  .is_dir = true };
+	char *copy = strdup(path), *name, *save = NULL;
+	uint64_t entry_off;
+	int found = 0;
+
+	if (!copy)
+		die("out of memory");
+	for (name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		if (!dir.is_dir)
+			die("%s: a component before '%s' is not a directory", path, name);
+		if (!exfat_lookup_in(x, &dir, name, out, &entry_off))
+			die("%s: '%s' not found", path, name);
+		dir = *out;
+		found++;
+	}
+	free(copy);
+	if (!found)
+		die("'%s' names the root directory, not a file", path);
+}
+
+/* A file whose clusters are linked in the FAT, with a link to break */
+static uint32_t exfat_chained_start(const struct exfat *x, const char *path)
+{
+	struct exfat_file file;
+	uint32_t next;
+
+	exfat_lookup(x, path, &file);
+	if (!exfat_valid(x, file.first_cluster))
+		die("%s: has no valid first cluster (%u)", path, file.first_cluster);
+	if (!file.fat_chain)
+		die("%s: is contiguous (NoFatChain): the FAT holds no link of it; write it "
+		    "fragmented (another file's cluster between two of its own)", path);
+	next = exfat_fat_get(x, file.first_cluster);
+	if (next == EXFAT_EOC)
+		die("%s: fits in one cluster, so its chain has no link to break", path);
+	return file.first_cluster;
+}
+
+/* The FAT entry of the file's first cluster is marked free. */
+static void exfat_free_in_chain(const struct exfat *x, const char *path)
+{
+	uint32_t start = exfat_chained_start(x, path), old = exfat_fat_get(x, start);
+
+	exfat_fat_set(x, start, 0);
+	printf("exfat-free-in-chain %s: FAT entry of cluster %u: %#x -> 0 (free)\n",
+	       path, start, old);
+}
+
+/* The FAT entry of the file's first cluster points past the last cluster. */
+static void exfat_chain_past_end(const struct exfat *x, const char *path)
+{
+	uint32_t start = exfat_chained_start(x, path), old = exfat_fat_get(x, start);
+	uint32_t bad = x->nr_clusters + 2;
+
+	exfat_fat_set(x, start, bad);
+	printf("exfat-chain-past-end %s: FAT entry of cluster %u: %#x -> %#x (last valid cluster %#x)\n",
+	       path, start, old, bad, x->nr_clusters + 1);
+}
+
+static void exfat_info(const struct exfat *x)
+{
+	printf("exfat clusters %u cluster_bytes %u fat_sector %" PRIu64 " fats %u "
+	       "heap_sector %" PRIu64 " root_cluster %u serial %04X-%04X\n",
+	       x->nr_clusters, x->cluster_bytes, x->fat_off / 512, x->nr_fats,
+	       x->heap_off / 512, x->root_cluster, x->serial >> 16, x->serial & 0xffff);
+}
+
 /* ---------------------------------------------------------------- main */
 
 static void usage(FILE *to)
@@ -663,7 +906,7 @@ static void usage(FILE *to)
 	fprintf(to,
 "usage: fscorrupt [--partition N] [--dry-run] IMAGE COMMAND [ARGS]\n"
 "\n"
-"Makes one named corruption in a FAT12/16/32 or ext2 image and prints it.\n"
+"Makes one named corruption in a FAT12/16/32, exFAT or ext2 image and prints it.\n"
 "\n"
 "  --partition N   work on MBR partition N (1-4) of IMAGE\n"
 "  --dry-run       check and print, write nothing\n"
@@ -677,11 +920,16 @@ static void usage(FILE *to)
 "  fat-free-in-chain PATH        FAT link of PATH's first cluster marked free\n"
 "  fat-dirent-bad-start PATH     PATH's directory entry starts past the last cluster\n"
 "  fat-size-past-chain PATH      PATH's size is two clusters longer than its chain\n"
+"  exfat-free-in-chain PATH      exFAT: FAT link of PATH's first cluster marked free\n"
+"                                (PATH must be fragmented, its clusters in the FAT)\n"
+"  exfat-chain-past-end PATH     exFAT: FAT link of PATH's first cluster past the\n"
+"                                last cluster\n"
 "  ext2-dirent-bad-inode PATH    PATH's directory entry names reserved inode 5\n"
 "  ext2-dirent-bad-reclen PATH   PATH's directory entry gets a misaligned rec_len\n"
 "  random SEED COUNT             flip COUNT bytes of metadata, chosen by SEED\n"
 "\n"
-"PATH is /-separated from the root; FAT names are 8.3. Exit status 0 when the\n"
+"PATH is /-separated from the root; FAT names are 8.3, exFAT names ASCII (any\n"
+"case). Exit status 0 when the\n"
 "corruption was made, 1 (and nothing written) otherwise.\n");
 }
 
@@ -711,7 +959,8 @@ int main(int argc, char **argv)
 	struct stat st;
 	struct fat f;
 	struct ext2 e;
-	bool is_fat, is_ext2 = false;
+	struct exfat x;
+	bool is_fat, is_ext2 = false, is_exfat;
 
 	while ((c = getopt_long(argc, argv, "p:nh", opts, NULL)) != -1) {
 		switch (c) {
@@ -761,23 +1010,35 @@ int main(int argc, char **argv)
 			       parse_number(argv[optind + 3], "COUNT"));
 		goto out;
 	}
-	is_fat = fat_probe(&v, &f);
-	if (!is_fat)
+	is_exfat = exfat_probe(&v, &x);
+	is_fat = !is_exfat && fat_probe(&v, &f);
+	if (!is_fat && !is_exfat)
 		is_ext2 = ext2_probe(&v, &e);
-	if (!is_fat && !is_ext2)
-		die("%s: not a FAT or ext2 filesystem", image);
+	if (!is_fat && !is_ext2 && !is_exfat)
+		die("%s: not a FAT, exFAT or ext2 filesystem", image);
 	if (!strcmp(cmd, "info")) {
 		if (is_fat)
 			fat_info(&f);
+		else if (is_exfat)
+			exfat_info(&x);
 		else
 			ext2_info(&e);
 		goto out;
 	}
 	if (nargs != 1)
 		die("%s needs exactly one PATH", cmd);
-	if (!strncmp(cmd, "fat-", 4) || !strncmp(cmd, "locate", 6)) {
+	if (!strncmp(cmd, "exfat-", 6)) {
+		if (!is_exfat)
+			die("%s: is not exFAT, %s needs exFAT", image, cmd);
+		if (!strcmp(cmd, "exfat-free-in-chain"))
+			exfat_free_in_chain(&x, arg);
+		else if (!strcmp(cmd, "exfat-chain-past-end"))
+			exfat_chain_past_end(&x, arg);
+		else
+			die("unknown command '%s' (see --help)", cmd);
+	} else if (!strncmp(cmd, "fat-", 4) || !strncmp(cmd, "locate", 6)) {
 		if (!is_fat)
-			die("%s: is ext2, %s needs FAT", image, cmd);
+			die("%s: is not FAT, %s needs FAT", image, cmd);
 		if (!strcmp(cmd, "locate"))
 			fat_locate(&f, arg);
 		else if (!strcmp(cmd, "locate-fat"))
@@ -794,7 +1055,7 @@ int main(int argc, char **argv)
 			die("unknown command '%s' (see --help)", cmd);
 	} else if (!strncmp(cmd, "ext2-", 5)) {
 		if (!is_ext2)
-			die("%s: is FAT, %s needs ext2", image, cmd);
+			die("%s: is not ext2, %s needs ext2", image, cmd);
 		if (!strcmp(cmd, "ext2-dirent-bad-inode"))
 			ext2_dirent_bad_inode(&e, arg);
 		else if (!strcmp(cmd, "ext2-dirent-bad-reclen"))

@@ -40,7 +40,20 @@ make_ext2() { # IMAGE
 	mke2fs -q -t ext2 -b 1024 -d "$work/tree" "$1"
 }
 
+# exFAT: mkfs.exfat's empty volume, and files added without a mount
+# (exfat-add-file.py): FRAG.BIN's 3 clusters linked in the FAT with free
+# clusters between them, CONT.BIN's 2 contiguous (NoFatChain)
+make_exfat() { # IMAGE
+	rm -f "$1"
+	truncate -s 32M "$1"
+	mkfs.exfat "$1" >/dev/null &&
+		"$(dirname "$0")/exfat-add-file.py" "$1" FRAG.BIN 3 fragmented >/dev/null &&
+		"$(dirname "$0")/exfat-add-file.py" "$1" CONT.BIN 2 contiguous >/dev/null
+}
+
 fat_broken() { ! fsck.fat -n "$1" >/dev/null 2>&1; }
+exfat_broken() { ! fsck.exfat -n "$1" >/dev/null 2>&1; }
+exfat_clean() { fsck.exfat -n "$1" >/dev/null 2>&1; }
 fat_clean() { fsck.fat -n "$1" >/dev/null 2>&1; }
 ext2_broken() { ! e2fsck -fn "$1" >/dev/null 2>&1; }
 ext2_clean() { e2fsck -fn "$1" >/dev/null 2>&1; }
@@ -57,8 +70,8 @@ unchanged_after_failure() { # IMAGE ARGS... : fscorrupt must fail and write noth
 }
 
 # per FAT type 2 + 4 corruptions x 2 + 4; ext2 1 + 2 x 2 + 2; random 4;
-# partitions 4; junk 4
-tap_plan $((3 * (2 + 4 * 2 + 4) + 1 + 2 * 2 + 2 + 4 + 4 + 4))
+# exfat 2 + 2 x 2 + 3; partitions 4; junk 4
+tap_plan $((3 * (2 + 4 * 2 + 4) + 1 + 2 * 2 + 2 + 4 + 2 + 2 * 2 + 3 + 4 + 4))
 
 img=$work/fat.img
 for bits in 12 16 32; do
@@ -90,6 +103,22 @@ done
 make_ext2 "$img"
 check "ext2: missing path changes nothing" unchanged_after_failure "$img" ext2-dirent-bad-inode walk/nope
 check "ext2: FAT command on ext2 refused" unchanged_after_failure "$img" fat-chain-past-end walk/f1.txt
+
+img=$work/exfat.img
+make_exfat "$img"
+check "exfat: the image with files added is clean" exfat_clean "$img"
+check "exfat: info gives the serial number as blkid does" bash -o pipefail -c \
+	"[ \"\$('$fscorrupt' '$img' info | sed -n 's/^exfat .* serial //p')\" = \"\$(blkid -p -o value -s UUID '$img')\" ]"
+for c in exfat-free-in-chain exfat-chain-past-end; do
+	make_exfat "$img"
+	check "exfat: $c reports the change" bash -o pipefail -c "'$fscorrupt' '$img' $c FRAG.BIN | grep -q '^$c FRAG.BIN: '"
+	check "exfat: fsck.exfat finds $c" exfat_broken "$img"
+done
+make_exfat "$img"
+check "exfat: a contiguous file has no FAT link to break: nothing written" \
+	unchanged_after_failure "$img" exfat-free-in-chain CONT.BIN
+check "exfat: missing file changes nothing" unchanged_after_failure "$img" exfat-chain-past-end NOPE.BIN
+check "exfat: FAT command on exFAT refused" unchanged_after_failure "$img" fat-free-in-chain FRAG.BIN
 
 # Random mode: the same seed gives the same image, another seed another one.
 make_ext2 "$img"
