@@ -11,6 +11,8 @@
  *   FSERR_VICTIM   a path on it that fscorrupt damaged
  *   FSERR_TRIGGER  how touching the victim makes the fs report one error:
  *                  "read" (one O_DIRECT read) or "stat" (one lookup)
+ *   FSERR_READ_AT  where "read" reads (optional, default 0): past the
+ *                  first cluster for a break in the cluster chain
  *   FSERR_ERRNO    the errno the filesystem reports, e.g. 117 (EUCLEAN)
  *   FSERR_OPTS     mount options besides notify (optional)
  * Each test mounts the filesystem on /mnt and unmounts it afterwards.
@@ -200,7 +202,8 @@ static int trigger(int n)
 	if (fd < 0 || posix_memalign(&buf, 4096, 4096))
 		return -1;
 	for (i = 0; i < n; i++)
-		failed += pread(fd, buf, 512, 0) < 0;
+		failed += pread(fd, buf, 512, getenv("FSERR_READ_AT") ?
+				atoll(getenv("FSERR_READ_AT")) : 0) < 0;
 	free(buf);
 	close(fd);
 	return failed;
@@ -369,8 +372,8 @@ TEST_F(fs, poll_wakes_on_error_and_clear)
 /*
  * The volume's identity as blkid prints it, read from the device: FAT's
  * serial number (at 0x43 of the boot sector for FAT32, whose 16-bit FAT
- * size at 0x16 is 0, else at 0x27) as XXXX-XXXX, ext2's s_uuid (at 104 of
- * the superblock at 1024) as 8-4-4-4-12.  0 or -1.
+ * size at 0x16 is 0, else at 0x27) and exFAT's (at 0x64) as XXXX-XXXX,
+ * ext2's s_uuid (at 104 of the superblock at 1024) as 8-4-4-4-12.  0 or -1.
  */
 static int volume_uuid(char *out, size_t size)
 {
@@ -382,7 +385,11 @@ static int volume_uuid(char *out, size_t size)
 		close(fd);
 	if (n != (ssize_t)sizeof(b))
 		return -1;
-	if (records_errors()) {
+	if (!strcmp(env("FSERR_FAMILY"), "exfat")) {
+		const unsigned char *v = b + 0x64;	/* VolumeSerialNumber */
+
+		snprintf(out, size, "%02X%02X-%02X%02X", v[3], v[2], v[1], v[0]);
+	} else if (records_errors()) {
 		const unsigned char *u = b + 1024 + 104;
 
 		snprintf(out, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"

@@ -191,7 +191,7 @@ ext2_forget_errors() {
 
 run_channels() {
 	run_tap "$1" env FSERR_DEV="$2" FSERR_FSTYPE="$3" FSERR_FAMILY="$4" FSERR_VICTIM="$5" \
-		FSERR_TRIGGER="$6" FSERR_ERRNO="$7" FSERR_OPTS="${8:-}" \
+		FSERR_TRIGGER="$6" FSERR_ERRNO="$7" FSERR_OPTS="${8:-}" FSERR_READ_AT="${FSERR_READ_AT:-0}" \
 		FSERR_STORM="${FSERR_STORM:-10000}" KSFT_TAP_LEVEL=1 /tests/fserr_channels
 }
 

@@ -57,7 +57,7 @@ CONF
 	t "fsck.fat converts code page 850 with iconv (no 'Cannot initialize conversion')" \
 		sh -c "! grep 'Cannot initialize conversion' /tmp/fserrd.log"
 	t "/mnt is back, read-write, with its options" sh -c \
-		"grep -Eq ' /mnt vfat rw,.*shortname=winnt.*,notify' /proc/mounts"
+		"grep -E ' /mnt vfat rw,' /proc/mounts | grep -E ',shortname=winnt(,|\$)' | grep -Eq ',notify(,|\$)'"
 	t "the bind mount /mnt2 is back and shows DIR1" test -f /mnt2/FILE1.TXT
 	t "... with its own nosuid, nodev, noexec" sh -c \
 		"grep -Eq ' /mnt2 vfat rw,nosuid,nodev,noexec,' /proc/mounts || { grep ' /mnt2 ' /proc/mounts; exit 1; }"
