@@ -437,7 +437,7 @@ TEST_F(fs, one_uevent_with_identity)
 	EXPECT_STREQ("0", uevent_var(msg, len, "FS_UEVENTS_SUPPRESSED"));
 	EXPECT_STREQ("1", uevent_var(msg, len, "FS_FAULT_COUNT"));
 	ASSERT_EQ(0, volume_uuid(num, sizeof(num)));
-	EXPECT_STREQ(num, uevent_var(msg, len, "UUID"));
+	EXPECT_STREQ(num, uevent_var(msg, len, "FS_UUID"));
 }
 
 /*

@@ -9,12 +9,12 @@
 
 /* The variables fserr's uevent carries, and where each one goes. */
 enum field { F_ACTION, F_DEVPATH, F_SUBSYSTEM, F_FS_FAULT, F_FS_TYPE, F_FS_ID,
-	     F_FS_DEV, F_UUID, F_FS_ERRNO, F_FS_ERROR_COUNT, F_FS_FAULT_COUNT,
+	     F_FS_DEV, F_UUID, F_FS_UUID, F_FS_ERRNO, F_FS_ERROR_COUNT, F_FS_FAULT_COUNT,
 	     F_FS_UEVENTS_SUPPRESSED, F_COUNT };
 
 static const char *const field_names[F_COUNT] = {
 	"ACTION", "DEVPATH", "SUBSYSTEM", "FS_FAULT", "FS_TYPE", "FS_ID",
-	"FS_DEV", "UUID", "FS_ERRNO", "FS_ERROR_COUNT", "FS_FAULT_COUNT",
+	"FS_DEV", "UUID", "FS_UUID", "FS_ERRNO", "FS_ERROR_COUNT", "FS_FAULT_COUNT",
 	"FS_UEVENTS_SUPPRESSED",
 };
 
@@ -127,7 +127,9 @@ int fserr_uevent_parse(const char *buf, size_t len, struct fserr_uevent *ev)
 	if (copy_value(ev->devpath, sizeof(ev->devpath), values[F_DEVPATH]) ||
 	    copy_value(ev->fs_type, sizeof(ev->fs_type), values[F_FS_TYPE]) ||
 	    copy_value(ev->fs_id, sizeof(ev->fs_id), values[F_FS_ID]) ||
-	    (values[F_UUID] && copy_value(ev->uuid, sizeof(ev->uuid), values[F_UUID])))
+	    (values[F_UUID] && copy_value(ev->uuid, sizeof(ev->uuid), values[F_UUID])) ||
+	    /* (series v4 names it FS_UUID; v3's UUID= was never sent for FAT or ext2) */
+	    (values[F_FS_UUID] && copy_value(ev->uuid, sizeof(ev->uuid), values[F_FS_UUID])))
 		return -EINVAL;
 	if (parse_devnum(values[F_FS_DEV], &ev->major, &ev->minor))
 		return -EINVAL;

@@ -45,13 +45,13 @@ TEST(uuid_is_kept)
 	EXPECT_EQ(5, ev.fs_errno);
 }
 
-/* Series v4 adds FS_FAULT_COUNT and sends FAT's serial as UUID=XXXX-XXXX */
+/* Series v4 adds FS_FAULT_COUNT and sends FAT's serial as FS_UUID=XXXX-XXXX */
 TEST(v4_fault_count_and_fat_uuid)
 {
 	static const char m[] =
 		"change@/fs/fat/mmcblk0p1\0ACTION=change\0DEVPATH=/fs/fat/mmcblk0p1\0"
 		"SUBSYSTEM=fserr\0FS_FAULT=1\0FS_TYPE=vfat\0FS_ID=mmcblk0p1\0FS_DEV=179:1\0"
-		"UUID=1234-ABCD\0FS_ERRNO=117\0FS_ERROR_COUNT=3\0FS_FAULT_COUNT=2\0"
+		"FS_UUID=1234-ABCD\0FS_ERRNO=117\0FS_ERROR_COUNT=3\0FS_FAULT_COUNT=2\0"
 		"FS_UEVENTS_SUPPRESSED=0\0";
 	static const char bad[] =
 		"change@/fs/fat/mmcblk0p1\0ACTION=change\0DEVPATH=/fs/fat/mmcblk0p1\0"
