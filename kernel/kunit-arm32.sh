@@ -1,7 +1,7 @@
 #!/bin/bash
 # Run fserr's KUnit suite on a 32-bit ARM kernel (qemu-system-arm -M virt),
-# where unsigned long is 32 bits: the rate-limit windows' long-gap case
-# (fserr_test_window_long_gaps) can only fail there. Not part of make
+# where unsigned long is 32 bits: the rate limit's long-gap case
+# (fserr_test_bucket_long_gaps; fserr_test_dropped_wide too) can only fail there. Not part of make
 # check; needs gcc-arm-linux-gnueabihf (apt-get install, done here).
 #
 #   kernel/kunit-arm32.sh [SOURCE-TREE]   (default build/linux)

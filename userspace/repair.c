@@ -509,9 +509,10 @@ static bool verify_fsck_fat(struct fserrd *d, const char *program, int hold)
  * name as /proc/self/fd/3, so that it checks that device whatever the name
  * in /dev points to by then. fsck.fat gets fserrd's exclusive hold itself,
  * so that nothing can mount the device under it, not even after fserrd
- * was killed; e2fsck claims the device exclusively itself, so it gets the
- * device without the claim, and the hold is taken again when it ends. The
- * hold is kept (d->held_fd) until the mount back (release_hold()).
+ * was killed; e2fsck and fsck.exfat claim the device exclusively
+ * themselves, so they get the device without the claim, and the hold is
+ * taken again when it ends. The hold is kept (d->held_fd) until the mount
+ * back (release_hold()).
  */
 static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary, bool resumed)
 {
@@ -566,7 +567,7 @@ static void check_fs(struct fserrd *d, const struct fserr_saved_mount *primary, 
 		 */
 		fd = hold;
 	}
-	snprintf(cmd, sizeof(cmd), "%s %s %s %s", argv[0], argv[1], argv[2], argv[3]);
+	fserr_fsck_command(argv, cmd, sizeof(cmd));
 	fserrd_log("fsck-start", "command", cmd, "device", primary->source, NULL);
 	fserrd_notify("STATUS=repairing %u:%u: %s running", MAJMIN(dev), argv[0]);
 	extend_timeout(d->cfg.fsck_timeout);

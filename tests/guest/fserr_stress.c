@@ -208,10 +208,10 @@ static struct dev *check_uevent(char *buf, int n, bool *bad)
 {
 	static const char *const keys[] = {
 		"ACTION=", "DEVPATH=", "SUBSYSTEM=", "SEQNUM=", "FS_FAULT=", "FS_TYPE=",
-		"FS_ID=", "FS_DEV=", "FS_ERRNO=", "FS_ERROR_COUNT=",
-		"FS_UEVENTS_SUPPRESSED=", "UUID=", NULL,
+		"FS_ID=", "FS_DEV=", "FS_ERRNO=", "FS_ERROR_COUNT=", "FS_FAULT_COUNT=",
+		"FS_UEVENTS_SUPPRESSED=", "FS_UUID=", NULL,
 	};
-	unsigned int seen[12] = { 0 }, k;
+	unsigned int seen[13] = { 0 }, k;
 	char devpath[96], *v, *id = NULL;
 	bool is_fserr = false;
 	int i;
@@ -233,7 +233,7 @@ static struct dev *check_uevent(char *buf, int n, bool *bad)
 		*bad = false;
 		return NULL;
 	}
-	for (k = 0; keys[k + 1]; k++)	/* all but UUID, which loop devices lack */
+	for (k = 0; keys[k + 1]; k++)	/* all but FS_UUID (a volume may have none) */
 		if (!seen[k])
 			*bad = true;
 	if (!id || !dev_by_id(id))
@@ -414,15 +414,16 @@ static void *mounter_thread(void *arg)
 		bound = (op == 0 || op == 3) && !mount(d->mnt, d->bind, NULL, MS_BIND, NULL);
 		binds += bound;
 		/*
-		 * A remount read-only and back clears fs_fault, and a clear
-		 * wakes pollers: the first device is the poller's, which
-		 * must know every clear of it (poll_thread), so it is never
-		 * remounted.
+		 * The first device is the poller's, which must know every
+		 * clear of it (poll_thread): it is never remounted. (Series
+		 * v3 cleared fs_fault on a remount read-write; no remount
+		 * does now, and the rule stays, so that the poller's count
+		 * depends on this program's own clears alone.)
 		 */
 		if (d == &devs[0] && (op == 1 || op == 3 || op == 4))
 			op = 0;
 		if (op == 1 || op == 3) {
-			/* read-only and back: the remount read-write drops a fault */
+			/* read-only and back (the fault stays) */
 			mount(NULL, d->mnt, NULL, MS_REMOUNT | MS_RDONLY, "notify");
 			mount(NULL, d->mnt, NULL, MS_REMOUNT, "notify");
 			remounts++;

@@ -160,7 +160,9 @@ run_tap() {
 
 # run_channels LABEL DEV FSTYPE FAMILY VICTIM TRIGGER ERRNO [OPTS]
 # Runs the channel tests against one filesystem of the card; the storm test
-# causes $FSERR_STORM errors (default 10000).
+# causes $FSERR_STORM errors (default 10000). $FSERR_READ_AT: where the
+# "read" trigger reads (default 0); $FSERR_REPORTS: the reports the
+# filesystem makes per failed access (default 1).
 # uevent_listener FILE: uevent_listen in the background, appending to FILE;
 # returns once its socket is bound (a uevent sent before is never seen),
 # with its pid in $listener.
@@ -192,6 +194,7 @@ ext2_forget_errors() {
 run_channels() {
 	run_tap "$1" env FSERR_DEV="$2" FSERR_FSTYPE="$3" FSERR_FAMILY="$4" FSERR_VICTIM="$5" \
 		FSERR_TRIGGER="$6" FSERR_ERRNO="$7" FSERR_OPTS="${8:-}" FSERR_READ_AT="${FSERR_READ_AT:-0}" \
+		FSERR_REPORTS="${FSERR_REPORTS:-1}" \
 		FSERR_STORM="${FSERR_STORM:-10000}" KSFT_TAP_LEVEL=1 /tests/fserr_channels
 }
 
@@ -227,7 +230,7 @@ fat_matrix() {
 # measured on both QEMU devices; the old check, fewer than 40 listed, passed
 # on that empty listing without saying so).
 media_error_walk() {
-	tap_begin "media-error-$1" 5
+	tap_begin "media-error-$1" 6
 	mount -t vfat -o notify "/dev/$1" /mnt
 	t "clean mount, fs_fault 0" expect_eq 0 "$(attr fat "$1" fs_fault)"
 	ls /mnt/WALK >/tmp/walk 2>&1
@@ -237,6 +240,14 @@ media_error_walk() {
 		 grep -q "^ls: /mnt/WALK: " /tmp/walk'
 	t "fs_fault 1" expect_eq 1 "$(attr fat "$1" fs_fault)"
 	t "first_errno $2" expect_eq "$2" "$(attr fat "$1" first_errno)"
+	if [ "$2" = 5 ]; then
+		t "io_error_count counts the failed read" sh -c \
+			"[ \"\$1\" -ge 1 ] 2>/dev/null || { echo \"io_error_count: \$1\"; exit 1; }" - \
+			"$(attr fat "$1" io_error_count)"
+	else
+		t_skip "io_error_count counts the failed read" \
+			"FAT met no EIO here (errno $2): the device returned data"
+	fi
 	t "other files still read back intact" untouched_files_intact /mnt 'WALK/'
 	umount /mnt
 	tap_end

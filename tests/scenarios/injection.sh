@@ -43,7 +43,7 @@ guest() {
 	wait_log ' fserrd: fault ' 2
 	settle 1
 	kill $listener
-	want=" ACTION DEVPATH SUBSYSTEM FS_FAULT FS_TYPE FS_ID FS_DEV FS_ERRNO FS_ERROR_COUNT FS_UEVENTS_SUPPRESSED"
+	want=" ACTION DEVPATH SUBSYSTEM FS_FAULT FS_TYPE FS_ID FS_DEV FS_UUID FS_ERRNO FS_ERROR_COUNT FS_FAULT_COUNT FS_UEVENTS_SUPPRESSED"
 	t "two uevents, one line each" expect_eq 2 "$(wc -l </tmp/uevents)"
 	t "vfat uevent: the kernel's variables only" \
 		expect_eq "$want" "$(grep ' FS_TYPE=vfat ' /tmp/uevents | uevent_keys)"

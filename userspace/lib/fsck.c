@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -28,6 +29,22 @@ bool fserr_fsck_argv(const char *fstype, const char *device, char *argv[5])
 	argv[n++] = (char *)device;
 	argv[n] = NULL;
 	return true;
+}
+
+void fserr_fsck_command(char *const argv[], char *buf, size_t size)
+{
+	size_t used = 0;
+	int i, n;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	for (i = 0; argv[i] && used < size; i++) {
+		n = snprintf(buf + used, size - used, "%s%s", i ? " " : "", argv[i]);
+		if (n < 0)
+			break;
+		used += n;
+	}
 }
 
 bool fserr_fsck_opens_exclusively(const char *program)

@@ -6,6 +6,7 @@
 #define FSERR_FSCK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * The fsck command for @fstype on @device, to run unattended: fsck.fat
@@ -14,6 +15,12 @@
  * false for any other type.
  */
 bool fserr_fsck_argv(const char *fstype, const char *device, char *argv[5]);
+
+/*
+ * The command line of @argv (as fserr_fsck_argv() made it, NULL-terminated)
+ * for a log line: its words joined by spaces, cut to fit @size.
+ */
+void fserr_fsck_command(char *const argv[], char *buf, size_t size);
 
 /*
  * Does @program (a name or a path) open the device exclusively itself?

@@ -74,6 +74,21 @@ TEST(fsck_exfat)
 	EXPECT_FALSE(fserr_fsck_opens_exclusively("fsck.fat"));
 }
 
+/* The logged command has the words there are: fsck.exfat has one fewer */
+TEST(command_line)
+{
+	char *argv[5], buf[64];
+
+	ASSERT_TRUE(fserr_fsck_argv("exfat", "/proc/self/fd/3", argv));
+	fserr_fsck_command(argv, buf, sizeof(buf));
+	EXPECT_STREQ("fsck.exfat -p /proc/self/fd/3", buf);
+	ASSERT_TRUE(fserr_fsck_argv("vfat", "/proc/self/fd/3", argv));
+	fserr_fsck_command(argv, buf, sizeof(buf));
+	EXPECT_STREQ("fsck.fat -a -w /proc/self/fd/3", buf);
+	fserr_fsck_command(argv, buf, 12);
+	EXPECT_STREQ("fsck.fat -a", buf);
+}
+
 TEST(killed_or_timed_out)
 {
 	EXPECT_EQ(NULL, fserr_fsck_outcome("/sbin/fsck.fat", 9 /* SIGKILL */, false));
