@@ -419,7 +419,7 @@ static int volume_uuid(char *out, size_t size)
 /* Exactly one uevent for the transition, with the documented variables. */
 TEST_F(fs, one_uevent_with_identity)
 {
-	char msg[8192], num[32];
+	char msg[8192], num[64];
 	const char *dev = env("FSERR_DEV");
 	struct stat st;
 	int len = 0;
