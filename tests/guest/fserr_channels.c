@@ -472,12 +472,25 @@ TEST_F_TIMEOUT(fs, storm_one_uevent_exact_counts, 1800)
 
 	fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK, O_RDONLY);
 	ASSERT_LE(0, fan);
-	ASSERT_EQ(0, fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-				   FAN_FS_ERROR, AT_FDCWD, MNT));
+	/*
+	 * FAN_FS_ERROR needs FAN_REPORT_FID, which Linux 6.1 refuses on a
+	 * filesystem without file handles (exFAT: no export operations): the
+	 * storm is still one uevent with exact counts.
+	 */
+	if (fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR,
+			  AT_FDCWD, MNT)) {
+		ASSERT_EQ(EOPNOTSUPP, errno);
+		ASSERT_STREQ("exfat", env("FSERR_FSTYPE"));
+		TH_LOG("no fanotify mark on %s: %s", env("FSERR_FSTYPE"), strerror(errno));
+		close(fan);
+		fan = -1;
+	}
 
 	ASSERT_EQ(storm, trigger(storm));
 	EXPECT_EQ(1, uevent_count(self->uevents, 1500, NULL, NULL));
 	EXPECT_EQ(storm * per_access(), read_attr("error_count"));
+	if (fan < 0)
+		return;
 
 	/* The worker forwards every report; drain until nothing more comes. */
 	for (int idle = 0; idle < 10;) {
