@@ -56,6 +56,7 @@ run_host_tests() {
 	host_tap host/runner-settings "$top/tests/host/runner-settings-test.sh"
 	host_tap host/fscorrupt "$top/tests/host/fscorrupt-test.sh" "$host_bin/fscorrupt"
 	host_tap host/logcheck "$top/tests/host/logcheck-test.sh"
+	host_tap host/mountinfo-field "$top/tests/host/mountinfo-field-test.sh"
 	host_tap host/docs "$top/tests/host/docs-test.sh"
 	for t in uevent_test fsstate_test config_test state_test logline_test mountpoint_test fsck_test; do
 		host_tap "host/userspace/${t%_test}" "$us/$t"
