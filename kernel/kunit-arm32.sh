@@ -26,6 +26,9 @@ grep -q '^CONFIG_FS_ERROR_NOTIFY_KUNIT_TEST=y' "$out/.config" ||
 	{ echo "kunit-arm32: the KUnit suite is not enabled in $out/.config" >&2; exit 1; }
 make -s -C "$src" ARCH=arm CROSS_COMPILE=$cross O="$out" -j"$(nproc)" zImage
 timeout 300 qemu-system-arm -M virt -cpu cortex-a15 -m 256 -nographic -no-reboot -nic none \
-	-kernel "$out/arch/arm/boot/zImage" -append "console=ttyAMA0 panic=-1" >"$out/console.log" 2>&1 || true
+	-kernel "$out/arch/arm/boot/zImage" -append "console=ttyAMA0 panic=-1" 2>&1 |
+	tr -d '\r' >"$out/console.log" || true
+# (the serial console ends its lines with CR LF: without the CR removed the
+# check below never matched, and the script said every run failed)
 sed -n '/# Subtest: fserr/,/^ok [0-9]* fserr\|^not ok [0-9]* fserr/p' "$out/console.log"
 grep -q '^ok [0-9]* fserr$' "$out/console.log"
