@@ -22,7 +22,7 @@ KernelVersion:[[:space:]]+6\.1	the series is not merged in any kernel version
 0 after mount and remount	no remount clears fs_fault (series v4)
 after \(re\)mount	no remount clears fs_fault (series v4)
 read-only to read-write,? (which )?clears	no remount clears fs_fault, not one from read-only to read-write either (series v4)
-also when the filesystem passed an inode	a report with an inode, from a context that may sleep, carries its file handle (series v4)
+also when the filesystem passed an inode	a report with an inode carries its file handle while the inode is cached, from any context (series v4)
 16 entries per superblock	the pending ring has 8 entries (series v4)
 END
 )

@@ -5,7 +5,8 @@
 #     the CHECKs that remain are listed (the cover letter justifies them);
 #   - scripts/kernel-doc on the new files: no output;
 #   - bisectability: the arm64 Image builds after every patch;
-#   - the objects that use fserr build without CONFIG_FSNOTIFY;
+#   - the objects that use fserr (the VFS, FAT, exFAT, ext2) build without
+#     CONFIG_FSNOTIFY;
 #   - kernel/check-facts.sh: none of the claims the v2 review found false.
 # Works on a scratch clone of the development tree, which stays untouched.
 set -euo pipefail
@@ -67,9 +68,9 @@ for p in "${patches[@]}"; do
 done
 
 # The whole series once more, on a configuration without fsnotify
-# (FSNOTIFY is only selected by inotify, dnotify or fanotify), with FAT and
-# ext2: the objects that call fserr must build without it too.
-printf 'CONFIG_SYSFS=y\nCONFIG_BLOCK=y\nCONFIG_FS_ERROR_NOTIFY=y\nCONFIG_MSDOS_FS=y\nCONFIG_VFAT_FS=y\nCONFIG_EXT2_FS=y\n' >"$frag"
+# (FSNOTIFY is only selected by inotify, dnotify or fanotify), with FAT,
+# exFAT and ext2: the objects that call fserr must build without it too.
+printf 'CONFIG_SYSFS=y\nCONFIG_BLOCK=y\nCONFIG_FS_ERROR_NOTIFY=y\nCONFIG_MSDOS_FS=y\nCONFIG_VFAT_FS=y\nCONFIG_EXFAT_FS=y\nCONFIG_EXT2_FS=y\n' >"$frag"
 rm -rf "$obj-nofsnotify"
 if make -s -C "$scratch" O="$obj-nofsnotify" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
 	KCONFIG_ALLCONFIG="$frag" allnoconfig >/dev/null &&
@@ -77,8 +78,9 @@ if make -s -C "$scratch" O="$obj-nofsnotify" ARCH=arm64 CROSS_COMPILE=aarch64-li
    CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fserr/ccache} make -s -C "$scratch" \
 	O="$obj-nofsnotify" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
 	CC="ccache aarch64-linux-gnu-gcc" KCFLAGS=-Werror -j"$(nproc)" \
-	fs/fserr.o fs/super.o fs/namespace.o fs/fat/ fs/ext2/ >"$obj.log" 2>&1; then
-	say "fserr, the VFS, FAT and ext2 build without CONFIG_FSNOTIFY"
+	fs/fserr.o fs/super.o fs/namespace.o fs/fs_context.o fs/proc_namespace.o \
+	fs/fat/ fs/exfat/ fs/ext2/ >"$obj.log" 2>&1; then
+	say "fserr, the VFS, FAT, exFAT and ext2 build without CONFIG_FSNOTIFY"
 else
 	bad "build without CONFIG_FSNOTIFY:"
 	tail -n 30 "$obj.log"
